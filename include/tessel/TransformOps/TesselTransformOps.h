@@ -1,0 +1,23 @@
+//===- TesselTransformOps.h - Tessel transform ops --------------*- C++ -*-===//
+
+#ifndef TESSEL_TRANSFORMOPS_TESSELTRANSFORMOPS_H
+#define TESSEL_TRANSFORMOPS_TESSELTRANSFORMOPS_H
+
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/IR/TransformTypes.h"
+#include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
+#include "mlir/IR/OpImplementation.h"
+
+#define GET_OP_CLASSES
+#include "tessel/TransformOps/TesselTransformOps.h.inc"
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace tessel {
+/// Registers Tessel's transform ops as an extension of the transform dialect.
+void registerTransformDialectExtension(mlir::DialectRegistry &registry);
+} // namespace tessel
+
+#endif // TESSEL_TRANSFORMOPS_TESSELTRANSFORMOPS_H

@@ -1,0 +1,120 @@
+//===- Passes.td - Tessel pass definitions -----------------*- tablegen -*-===//
+//
+// Passes of the Tessel compiler, kept in alphabetical order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TRANSFORMS_PASSES
+#define TESSEL_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TesselApplySchedule : Pass<"tessel-apply-schedule", "::mlir::ModuleOp"> {
+  let summary = "Apply a Transform Dialect schedule with chosen knob values";
+  let description = [{
+    Loads a schedule library (a module of `transform.named_sequence`s), sets
+    the `selected` value of every `transform.tune.knob` it contains, runs the
+    transform interpreter on the payload module from the entry sequence and
+    leaves the payload without any schedule in it.
+
+    Knob values come from the `knobs` option (`name=value` pairs); a knob
+    that is not named keeps the `selected` default written in the schedule.
+
+    ```mlir
+    // schedule.mlir
+    transform.named_sequence @__transform_main(%root: !transform.any_op) {
+      %tm = transform.tune.knob<"tile_m"> = 64 from options = [32, 64, 128]
+          -> !transform.param<i64>
+      ...
+    }
+    ```
+
+    `tessel-opt in.mlir --tessel-apply-schedule="schedule=schedule.mlir knobs=tile_m=128"`
+    runs that sequence with `tile_m` = 128.
+
+    An unknown knob name, a value outside a knob's options, a knob left
+    without any value, a missing schedule file or entry point, or a schedule
+    that fails on the payload is reported as a located error and fails the
+    pass.
+  }];
+  let options = [
+    Option<"schedule", "schedule", "std::string", /*default=*/"",
+           "Path of the schedule library (.mlir)">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"__transform_main\"",
+           "Name of the named sequence to run">,
+    ListOption<"knobs", "knobs", "std::string",
+               "Knob values as name=value, overriding the schedule's defaults">,
+  ];
+  let dependentDialects = [
+    "::mlir::transform::TransformDialect",
+  ];
+}
+
+def TesselCheckKernelPayload : Pass<"tessel-check-kernel-payload", "::mlir::ModuleOp"> {
+  let summary = "Check that a scheduled payload can be lowered to GPU kernels";
+  let description = [{
+    The entry check of `tessel-lower-to-ptx`. A payload is accepted when
+    every function is bufferized (no tensor values), has statically shaped
+    memref arguments, and all its computation sits in `gpu.launch` or
+    `gpu.launch_func` ops; kernels must not allocate global memory
+    (`memref.alloc` inside a launch would become device `malloc`).
+
+    ```mlir
+    func.func @f(%a: tensor<4x4xf32>) -> tensor<4x4xf32> { ... }
+    // error: function 'f' still computes on tensors: was a schedule applied?
+    ```
+  }];
+}
+
+def TesselExportKernels : Pass<"tessel-export-kernels", "::mlir::ModuleOp"> {
+  let summary = "Write each kernel's PTX and launch metadata to files";
+  let description = [{
+    Runs on a module lowered by `tessel-lower-to-ptx` (host functions with
+    `gpu.launch_func` ops and `gpu.binary` ops holding PTX). For every
+    `gpu.binary` it writes `<dir>/<binary>.ptx`, and for every host function
+    `<dir>/<function>.launch.json` describing what a runtime needs to run
+    it: the function's arguments (element type, shape), and for each launch
+    in order, the kernel, its PTX file, grid and block sizes, dynamic shared
+    memory and the kernel parameters (which function argument each one is;
+    memrefs are passed as bare pointers).
+
+    ```mlir
+    gpu.launch_func @matmul_relu_kernel::@matmul_relu_kernel
+        blocks in (%c64, %c64, %c1) threads in (%c16, %c16, %c1)
+        args(%A : memref<4096x4096xf32>, ...)
+    // -> matmul_relu.launch.json with "grid": [64, 64, 1], "block": [16, 16, 1]
+    ```
+
+    The module itself is left unchanged. Launch sizes and kernel arguments
+    that are not constants or function arguments are rejected.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\".\"",
+           "Directory the .ptx and .launch.json files are written to">,
+  ];
+}
+
+def TesselLowerVectors : Pass<"tessel-lower-vectors"> {
+  let summary = "Lower n-D vector ops to the 1-D form the NVVM lowering accepts";
+  let description = [{
+    Inside GPU code, the NVVM conversion only handles 1-D vectors. This pass
+    lowers `vector.contract` to outer products and FMAs, unrolls n-D
+    transfers into 1-D ones (in-bounds minor-identity transfers become
+    `vector.load`/`vector.store`), and lowers broadcasts, transposes,
+    shape casts and reductions, so that every vector op left is 1-D.
+
+    ```mlir
+    %r = vector.contract {...} %a, %b, %acc
+        : vector<4x8xf32>, vector<8x4xf32> into vector<4x4xf32>
+    // becomes 8 rank-1 updates, each 4 vector.fma on vector<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+#endif // TESSEL_TRANSFORMS_PASSES

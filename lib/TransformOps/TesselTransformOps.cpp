@@ -1,0 +1,181 @@
+//===- TesselTransformOps.cpp - Tessel transform ops ----------------------===//
+
+#include "tessel/TransformOps/TesselTransformOps.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
+#include "mlir/Dialect/GPU/TransformOps/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+#define GET_OP_CLASSES
+#include "tessel/TransformOps/TesselTransformOps.cpp.inc"
+
+/// Describes where a tile-size param comes from, for diagnostics: the knob
+/// name when it is a `transform.tune.knob`, its position otherwise.
+static std::string describeSize(Value size, unsigned position) {
+  if (auto knob = size.getDefiningOp<transform::tune::KnobOp>())
+    return ("knob '" + knob.getName().getValue() + "'").str();
+  return "tile size #" + std::to_string(position);
+}
+
+//===----------------------------------------------------------------------===//
+// CheckTileSizesOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure
+tessel::CheckTileSizesOp::apply(transform::TransformRewriter &rewriter,
+                                transform::TransformResults &results,
+                                transform::TransformState &state) {
+  SmallVector<int64_t> sizes;
+  for (Value param : getTileSizes()) {
+    ArrayRef<Attribute> values = state.getParams(param);
+    if (values.size() != 1 || !isa<IntegerAttr>(values.front()))
+      return emitDefiniteFailure()
+             << "expected each tile size to be a single integer param";
+    sizes.push_back(cast<IntegerAttr>(values.front()).getInt());
+  }
+
+  for (Operation *target : state.getPayloadOps(getTarget())) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
+    if (!linalgOp) {
+      DiagnosedSilenceableFailure diag = emitSilenceableError()
+                                         << "expected a linalg op";
+      diag.attachNote(target->getLoc()) << "target op";
+      return diag;
+    }
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    for (auto [i, size] : llvm::enumerate(sizes)) {
+      if (i >= ranges.size() || size == 0)
+        continue;
+      if (ShapedType::isDynamic(ranges[i])) {
+        DiagnosedSilenceableFailure diag =
+            emitSilenceableError()
+            << "dynamic shapes are not supported: loop dimension " << i
+            << " has a dynamic size";
+        diag.attachNote(target->getLoc()) << "target op";
+        return diag;
+      }
+      if (size < 0 || ranges[i] % size != 0) {
+        DiagnosedSilenceableFailure diag =
+            emitSilenceableError()
+            << describeSize(getTileSizes()[i], i) << " = " << size
+            << " does not divide loop dimension " << i << " of size "
+            << ranges[i] << "; partial tiles are not supported, choose a "
+            << "value that divides " << ranges[i];
+        diag.attachNote(target->getLoc()) << "target op";
+        return diag;
+      }
+    }
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+void tessel::CheckTileSizesOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::onlyReadsHandle(getTileSizesMutable(), effects);
+  transform::onlyReadsPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// MapNestedForallToThreadsOp
+//===----------------------------------------------------------------------===//
+
+/// Returns the GPU dimension (0 = x, 1 = y, 2 = z) of a thread mapping, or
+/// nothing when `attr` maps to something else (blocks, warps, linear ids).
+static std::optional<int64_t> threadDimension(Attribute attr) {
+  auto thread = dyn_cast<gpu::GPUThreadMappingAttr>(attr);
+  if (!thread || thread.isLinearMapping())
+    return std::nullopt;
+  return static_cast<int64_t>(thread.getMappingId());
+}
+
+DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
+    transform::TransformRewriter &rewriter, Operation *target,
+    transform::ApplyToEachResultList &results,
+    transform::TransformState &state) {
+  auto launch = dyn_cast<gpu::LaunchOp>(target);
+  if (!launch) {
+    DiagnosedSilenceableFailure diag = emitSilenceableError()
+                                       << "expected a gpu.launch";
+    diag.attachNote(target->getLoc()) << "target op";
+    return diag;
+  }
+
+  SmallVector<int64_t> blockDims = {1, 1, 1};
+  bool foundThreadForall = false;
+  Operation *dynamicForall = nullptr;
+  launch.walk([&](scf::ForallOp forall) {
+    std::optional<ArrayAttr> mapping = forall.getMapping();
+    if (!mapping)
+      return;
+    SmallVector<OpFoldResult> lbs = forall.getMixedLowerBound();
+    SmallVector<OpFoldResult> ubs = forall.getMixedUpperBound();
+    SmallVector<OpFoldResult> steps = forall.getMixedStep();
+    for (auto [i, attr] : llvm::enumerate(mapping->getValue())) {
+      std::optional<int64_t> dim = threadDimension(attr);
+      if (!dim)
+        continue;
+      foundThreadForall = true;
+      std::optional<int64_t> lb = getConstantIntValue(lbs[i]);
+      std::optional<int64_t> ub = getConstantIntValue(ubs[i]);
+      std::optional<int64_t> step = getConstantIntValue(steps[i]);
+      if (!lb || !ub || !step || *step <= 0) {
+        dynamicForall = forall;
+        continue;
+      }
+      blockDims[*dim] =
+          std::max<int64_t>(blockDims[*dim],
+                                   llvm::divideCeilSigned(*ub - *lb, *step));
+    }
+  });
+
+  if (!foundThreadForall) {
+    DiagnosedSilenceableFailure diag =
+        emitSilenceableError()
+        << "no scf.forall mapped to #gpu.thread in the launch";
+    diag.attachNote(target->getLoc()) << "target op";
+    return diag;
+  }
+  if (dynamicForall) {
+    DiagnosedSilenceableFailure diag =
+        emitSilenceableError()
+        << "cannot infer the block size from a thread-mapped scf.forall "
+           "with a dynamic trip count";
+    diag.attachNote(dynamicForall->getLoc()) << "scf.forall";
+    return diag;
+  }
+
+  auto transformOp = cast<transform::TransformOpInterface>(getOperation());
+  DiagnosedSilenceableFailure diag = transform::gpu::checkGpuLimits(
+      transformOp, std::nullopt, std::nullopt, std::nullopt, blockDims[0],
+      blockDims[1], blockDims[2]);
+  if (!diag.succeeded()) {
+    if (diag.isSilenceableFailure())
+      diag.attachNote(target->getLoc())
+          << "inferred block size " << blockDims[0] << " x " << blockDims[1]
+          << " x " << blockDims[2] << " ("
+          << blockDims[0] * blockDims[1] * blockDims[2]
+          << " threads) from the thread tiling of this launch";
+    return diag;
+  }
+
+  diag = transform::gpu::alterGpuLaunch(
+      rewriter, launch, transformOp, std::nullopt, std::nullopt, std::nullopt,
+      blockDims[0], blockDims[1], blockDims[2]);
+  if (!diag.succeeded())
+    return diag;
+
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  diag = transform::gpu::mapNestedForallToThreadsImpl(
+      rewriter, transformOp, launch, blockDims, getWarpSize(),
+      /*syncAfterDistribute=*/true);
+  results.push_back(launch);
+  return diag;
+}

@@ -1,0 +1,154 @@
+//===- ApplySchedule.cpp - Apply a schedule with chosen knob values -------===//
+
+#include "tessel/Transforms/Passes.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_TESSELAPPLYSCHEDULE
+#include "tessel/Transforms/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+
+namespace {
+
+struct ApplySchedule
+    : tessel::impl::TesselApplyScheduleBase<ApplySchedule> {
+  using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override;
+  void runOnOperation() override;
+
+private:
+  /// Sets `selected` on the schedule's knobs from the `knobs` option, checking
+  /// names and values; every knob must end up with a value.
+  LogicalResult selectKnobs();
+
+  /// Shared with clones of the pass (one per pass-manager thread).
+  std::shared_ptr<OwningOpRef<ModuleOp>> library;
+  /// The knob values in effect, for diagnostics ("tile_m=64 tile_n=128").
+  std::string knobSummary;
+};
+
+} // namespace
+
+LogicalResult ApplySchedule::initialize(MLIRContext *context) {
+  Location loc = FileLineColLoc::get(context, schedule, 0, 0);
+  if (schedule.empty())
+    return emitError(UnknownLoc::get(context))
+           << "tessel-apply-schedule: the 'schedule' option (path of a "
+              "schedule library) is required";
+  if (!llvm::sys::fs::exists(schedule))
+    return emitError(loc) << "cannot open schedule file '" << schedule
+                          << "': no such file";
+
+  library = std::make_shared<OwningOpRef<ModuleOp>>();
+  if (failed(transform::detail::parseTransformModuleFromFile(
+          context, schedule, *library)))
+    return emitError(loc) << "cannot parse schedule file '" << schedule << "'";
+  return selectKnobs();
+}
+
+LogicalResult ApplySchedule::selectKnobs() {
+  ModuleOp module = library->get();
+  llvm::MapVector<StringRef, SmallVector<transform::tune::KnobOp>> byName;
+  module.walk([&](transform::tune::KnobOp knob) {
+    byName[knob.getName()].push_back(knob);
+  });
+
+  auto knownNames = [&] {
+    std::string names;
+    llvm::raw_string_ostream os(names);
+    llvm::interleaveComma(llvm::make_first_range(byName), os);
+    return names.empty() ? std::string("none") : names;
+  };
+
+  llvm::StringSet<> given;
+  for (const std::string &assignment : knobs) {
+    auto [name, valueText] = StringRef(assignment).split('=');
+    name = name.trim();
+    valueText = valueText.trim();
+    if (name.empty() || valueText.empty() ||
+        !StringRef(assignment).contains('='))
+      return emitError(module.getLoc())
+             << "malformed knob assignment '" << assignment
+             << "': expected name=value";
+    if (!given.insert(name).second)
+      return emitError(module.getLoc())
+             << "knob '" << name << "' is given more than once";
+    auto it = byName.find(name);
+    if (it == byName.end())
+      return emitError(module.getLoc())
+             << "schedule '" << schedule << "' has no knob named '" << name
+             << "' (its knobs: " << knownNames() << ")";
+
+    for (transform::tune::KnobOp knob : it->second) {
+      // Parse the value with the type of the options, so that "64" matches
+      // `64 : i64` in `options = [32, 64]`.
+      Type type;
+      if (auto options = dyn_cast<ArrayAttr>(knob.getOptions()))
+        if (!options.empty())
+          if (auto typed = dyn_cast<TypedAttr>(options[0]))
+            type = typed.getType();
+      size_t numRead = 0;
+      Attribute value =
+          parseAttribute(valueText, knob.getContext(), type, &numRead,
+                         /*isKnownNullTerminated=*/false);
+      if (!value || numRead != valueText.size())
+        return emitError(knob.getLoc())
+               << "cannot parse '" << valueText << "' as a value of knob '"
+               << name << "'";
+      if (auto options = dyn_cast<ArrayAttr>(knob.getOptions());
+          options && !llvm::is_contained(options, value))
+        return emitError(knob.getLoc())
+               << "value " << valueText << " is not among the options of knob '"
+               << name << "': " << knob.getOptions();
+      knob.setSelectedAttr(value);
+      if (failed(knob.verify()))
+        return failure();
+    }
+  }
+
+  llvm::raw_string_ostream summary(knobSummary);
+  for (auto &[name, ops] : byName) {
+    transform::tune::KnobOp knob = ops.front();
+    if (!knob.getSelected())
+      return emitError(knob.getLoc())
+             << "knob '" << name
+             << "' has no value: give one with knobs=" << name
+             << "=<value> or a `selected` default in the schedule";
+    if (!knobSummary.empty())
+      summary << " ";
+    summary << name << "=" << *knob.getSelected();
+  }
+  return success();
+}
+
+void ApplySchedule::runOnOperation() {
+  ModuleOp payload = getOperation();
+  ModuleOp module = library->get();
+  auto entryOp = dyn_cast_or_null<transform::TransformOpInterface>(
+      SymbolTable::lookupSymbolIn(module, entry));
+  if (!entryOp) {
+    emitError(module.getLoc())
+        << "schedule '" << schedule << "' has no named sequence '" << entry
+        << "'";
+    return signalPassFailure();
+  }
+
+  if (failed(transform::applyTransformNamedSequence(
+          payload, entryOp, module,
+          transform::TransformOptions()))) {
+    emitError(payload.getLoc())
+        << "schedule '" << schedule << "' (entry @" << entry
+        << ") failed on this payload with knobs: " << knobSummary;
+    return signalPassFailure();
+  }
+}

@@ -1,0 +1,122 @@
+//===- ExportKernels.cpp - Write PTX and launch metadata to files ---------===//
+
+#include "tessel/Transforms/LaunchMetadata.h"
+#include "tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_TESSELEXPORTKERNELS
+#include "tessel/Transforms/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+
+namespace {
+
+struct ExportKernels : tessel::impl::TesselExportKernelsBase<ExportKernels> {
+  using Base::Base;
+  void runOnOperation() override;
+
+private:
+  /// Writes `contents` to `<dir>/<name>`, reporting errors at `loc`.
+  LogicalResult writeFile(Location loc, StringRef name, StringRef contents);
+};
+
+/// File extension of a GPU object by its format.
+static StringRef extensionOf(gpu::CompilationTarget format) {
+  switch (format) {
+  case gpu::CompilationTarget::Assembly:
+    return "ptx";
+  case gpu::CompilationTarget::Binary:
+    return "cubin";
+  case gpu::CompilationTarget::Fatbin:
+    return "fatbin";
+  case gpu::CompilationTarget::Offload:
+    return "ll";
+  }
+  llvm_unreachable("unknown compilation target");
+}
+
+} // namespace
+
+LogicalResult ExportKernels::writeFile(Location loc, StringRef name,
+                                       StringRef contents) {
+  SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::ToolOutputFile file(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return emitError(loc) << "cannot write '" << path << "': " << ec.message();
+  file.os() << contents;
+  file.keep();
+  return success();
+}
+
+void ExportKernels::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    emitError(module.getLoc())
+        << "cannot create directory '" << dir << "': " << ec.message();
+    return signalPassFailure();
+  }
+
+  llvm::StringMap<std::string> imageOf;
+  for (auto binary : module.getOps<gpu::BinaryOp>()) {
+    ArrayRef<Attribute> objects = binary.getObjects().getValue();
+    if (objects.size() != 1) {
+      binary.emitError() << "expected exactly one object (one target) per "
+                            "gpu.binary, found "
+                         << objects.size();
+      return signalPassFailure();
+    }
+    auto object = cast<gpu::ObjectAttr>(objects.front());
+    std::string name =
+        (binary.getSymName() + "." + extensionOf(object.getFormat())).str();
+    if (failed(writeFile(binary.getLoc(), name,
+                         object.getObject().getValue())))
+      return signalPassFailure();
+    imageOf[binary.getSymName()] = name;
+  }
+
+  bool any = false;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    FailureOr<tessel::HostFunctionInfo> info = tessel::collectLaunchInfo(func);
+    if (failed(info))
+      return signalPassFailure();
+    if (info->launches.empty())
+      continue;
+    llvm::json::Value json = tessel::toJSON(*info);
+    // Name each launch's image file so a runtime needs nothing else.
+    for (auto [launch, jsonLaunch] :
+         llvm::zip(info->launches,
+                   *json.getAsObject()->getArray("launches"))) {
+      auto it = imageOf.find(launch.binary);
+      if (it == imageOf.end()) {
+        func.emitError() << "launch of @" << launch.binary << "::@"
+                         << launch.kernel
+                         << " has no gpu.binary: run tessel-lower-to-ptx first";
+        return signalPassFailure();
+      }
+      jsonLaunch.getAsObject()->insert({"image", it->second});
+    }
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", json) << "\n";
+    if (failed(writeFile(func.getLoc(), (func.getSymName() + ".launch.json").str(),
+                         text)))
+      return signalPassFailure();
+    any = true;
+  }
+  if (!any) {
+    module.emitError() << "no host function launches a kernel: nothing to "
+                          "export";
+    return signalPassFailure();
+  }
+}
