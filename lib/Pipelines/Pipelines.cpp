@@ -38,6 +38,9 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(memref::createFoldMemRefAliasOpsPass());
   gpuPm.addPass(tessel::createTesselLowerVectors());
+  tessel::TesselSetVectorAlignmentOptions alignment;
+  alignment.pointerAlignment = options.pointerAlignment;
+  gpuPm.addPass(tessel::createTesselSetVectorAlignment(alignment));
   gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createSCFToControlFlowPass());
   gpuPm.addPass(createCanonicalizerPass());

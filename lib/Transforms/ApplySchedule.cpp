@@ -1,8 +1,10 @@
 //===- ApplySchedule.cpp - Apply a schedule with chosen knob values -------===//
 
+#include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
@@ -126,7 +128,11 @@ LogicalResult ApplySchedule::selectKnobs() {
              << "=<value> or a `selected` default in the schedule";
     if (!knobSummary.empty())
       summary << " ";
-    summary << name << "=" << *knob.getSelected();
+    summary << name << "=";
+    if (auto integer = dyn_cast<IntegerAttr>(*knob.getSelected()))
+      summary << integer.getValue();
+    else
+      summary << *knob.getSelected();
   }
   return success();
 }
@@ -143,11 +149,21 @@ void ApplySchedule::runOnOperation() {
     return signalPassFailure();
   }
 
+  // Record what each function computes before the schedule rewrites it,
+  // so that runtimes can check kernels against a reference.
+  for (auto func : payload.getOps<func::FuncOp>())
+    if (DictionaryAttr workload = tessel::recognizeWorkload(func))
+      func->setAttr(tessel::kWorkloadAttrName, workload);
+
   if (failed(transform::applyTransformNamedSequence(
           payload, entryOp, module,
           transform::TransformOptions()))) {
-    emitError(payload.getLoc())
-        << "schedule '" << schedule << "' (entry @" << entry
+    // The payload's first function locates the error better than an
+    // implicit module does.
+    Location loc = payload.getLoc();
+    if (auto funcs = payload.getOps<FunctionOpInterface>(); !funcs.empty())
+      loc = (*funcs.begin())->getLoc();
+    emitError(loc) << "schedule '" << schedule << "' (entry @" << entry
         << ") failed on this payload with knobs: " << knobSummary;
     return signalPassFailure();
   }

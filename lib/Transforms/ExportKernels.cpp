@@ -7,6 +7,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 namespace tessel {
@@ -42,6 +43,25 @@ static StringRef extensionOf(gpu::CompilationTarget format) {
   llvm_unreachable("unknown compilation target");
 }
 
+/// The largest `.ptr .align N` among the parameters of `.entry kernel` in
+/// PTX text: the alignment the kernel assumes for its buffer arguments (set
+/// by tessel-set-vector-alignment), 1 when it declares none.
+static int64_t declaredPointerAlignment(StringRef ptx, StringRef kernel) {
+  size_t entry = ptx.find((".entry " + kernel + "(").str());
+  if (entry == StringRef::npos)
+    return 1;
+  StringRef params = ptx.drop_front(entry);
+  params = params.take_front(params.find(')'));
+  int64_t align = 1;
+  llvm::Regex re("\\.ptr \\.align ([0-9]+)");
+  SmallVector<StringRef> groups;
+  while (re.match(params, &groups)) {
+    align = std::max<int64_t>(align, std::stoll(groups[1].str()));
+    params = params.drop_front(params.find(groups[0]) + groups[0].size());
+  }
+  return align;
+}
+
 } // namespace
 
 LogicalResult ExportKernels::writeFile(Location loc, StringRef name,
@@ -66,6 +86,7 @@ void ExportKernels::runOnOperation() {
   }
 
   llvm::StringMap<std::string> imageOf;
+  llvm::StringMap<StringRef> ptxOf;
   for (auto binary : module.getOps<gpu::BinaryOp>()) {
     ArrayRef<Attribute> objects = binary.getObjects().getValue();
     if (objects.size() != 1) {
@@ -81,22 +102,21 @@ void ExportKernels::runOnOperation() {
                          object.getObject().getValue())))
       return signalPassFailure();
     imageOf[binary.getSymName()] = name;
+    if (object.getFormat() == gpu::CompilationTarget::Assembly)
+      ptxOf[binary.getSymName()] = object.getObject().getValue();
   }
 
   bool any = false;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
-    FailureOr<tessel::HostFunctionInfo> info = tessel::collectLaunchInfo(func);
-    if (failed(info))
+    FailureOr<tessel::HostFunctionSpec> spec = tessel::collectLaunchSpec(func);
+    if (failed(spec))
       return signalPassFailure();
-    if (info->launches.empty())
+    if (spec->launches.empty())
       continue;
-    llvm::json::Value json = tessel::toJSON(*info);
     // Name each launch's image file so a runtime needs nothing else.
-    for (auto [launch, jsonLaunch] :
-         llvm::zip(info->launches,
-                   *json.getAsObject()->getArray("launches"))) {
+    for (tessel::LaunchSpec &launch : spec->launches) {
       auto it = imageOf.find(launch.binary);
       if (it == imageOf.end()) {
         func.emitError() << "launch of @" << launch.binary << "::@"
@@ -104,13 +124,16 @@ void ExportKernels::runOnOperation() {
                          << " has no gpu.binary: run tessel-lower-to-ptx first";
         return signalPassFailure();
       }
-      jsonLaunch.getAsObject()->insert({"image", it->second});
+      launch.image = it->second;
+      if (auto ptx = ptxOf.find(launch.binary); ptx != ptxOf.end())
+        launch.pointerAlignment =
+            declaredPointerAlignment(ptx->second, launch.kernel);
     }
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << llvm::formatv("{0:2}", json) << "\n";
-    if (failed(writeFile(func.getLoc(), (func.getSymName() + ".launch.json").str(),
-                         text)))
+    os << llvm::formatv("{0:2}", tessel::toJSON(*spec)) << "\n";
+    if (failed(writeFile(func.getLoc(),
+                         (func.getSymName() + ".launch.json").str(), text)))
       return signalPassFailure();
     any = true;
   }

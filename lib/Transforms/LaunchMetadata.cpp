@@ -1,8 +1,9 @@
-//===- LaunchMetadata.cpp - Describe a host function's kernel launches ----===//
+//===- LaunchMetadata.cpp - Read launch specs off lowered IR --------------===//
 
 #include "tessel/Transforms/LaunchMetadata.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
@@ -17,11 +18,103 @@ static std::string typeName(Type type) {
   return name;
 }
 
+/// Index of `value` among the arguments of `func`'s entry block, if it is one.
+static std::optional<unsigned> argumentIndex(func::FuncOp func, Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != &func.getBody().front())
+    return std::nullopt;
+  return arg.getArgNumber();
+}
+
+/// True if `generic` computes max(x, 0) of its only input, possibly cast.
+static bool isRelu(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0)
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Value result = yield.getOperand(0);
+  if (auto cast = result.getDefiningOp<arith::TruncFOp>())
+    result = cast.getIn();
+  auto max = result.getDefiningOp<arith::MaximumFOp>();
+  if (!max)
+    return false;
+  Value input = body.getArgument(0);
+  return (max.getLhs() == input && matchPattern(max.getRhs(), m_AnyZeroFloat())) ||
+         (max.getRhs() == input && matchPattern(max.getLhs(), m_AnyZeroFloat()));
+}
+
+DictionaryAttr tessel::recognizeWorkload(func::FuncOp func) {
+  if (func.isExternal() || !func.getBody().hasOneBlock())
+    return {};
+  auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  if (!ret || ret.getNumOperands() != 1)
+    return {};
+  auto relu = ret.getOperand(0).getDefiningOp<linalg::GenericOp>();
+  if (!relu || !isRelu(relu))
+    return {};
+  auto matmul = relu.getDpsInputs()[0].getDefiningOp<linalg::MatmulOp>();
+  if (!matmul || !matmul.getIndexingMaps().empty() &&
+                     !linalg::MatmulOp::isDefaultIndexingMaps(
+                         matmul.getIndexingMaps()))
+    return {};
+  auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill || !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+    return {};
+  std::optional<unsigned> lhs = argumentIndex(func, matmul.getDpsInputs()[0]);
+  std::optional<unsigned> rhs = argumentIndex(func, matmul.getDpsInputs()[1]);
+  std::optional<unsigned> out = argumentIndex(func, relu.getDpsInits()[0]);
+  auto lhsType = dyn_cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
+  auto rhsType = dyn_cast<RankedTensorType>(matmul.getDpsInputs()[1].getType());
+  auto accType = dyn_cast<RankedTensorType>(matmul.getDpsInits()[0].getType());
+  if (!lhs || !rhs || !out || !lhsType || !rhsType || !accType ||
+      !lhsType.hasStaticShape() || !rhsType.hasStaticShape())
+    return {};
+  Builder b(func.getContext());
+  return b.getDictionaryAttr({
+      b.getNamedAttr("kind", b.getStringAttr("matmul_relu")),
+      b.getNamedAttr("lhs", b.getI64IntegerAttr(*lhs)),
+      b.getNamedAttr("rhs", b.getI64IntegerAttr(*rhs)),
+      b.getNamedAttr("out", b.getI64IntegerAttr(*out)),
+      b.getNamedAttr("m", b.getI64IntegerAttr(lhsType.getDimSize(0))),
+      b.getNamedAttr("n", b.getI64IntegerAttr(rhsType.getDimSize(1))),
+      b.getNamedAttr("k", b.getI64IntegerAttr(lhsType.getDimSize(1))),
+      b.getNamedAttr("accumulator_type",
+                     b.getStringAttr(typeName(accType.getElementType()))),
+  });
+}
+
+/// Reads the workload attribute back; ignores malformed ones.
+static std::optional<WorkloadSpec> readWorkload(func::FuncOp func) {
+  auto dict = func->getAttrOfType<DictionaryAttr>(kWorkloadAttrName);
+  if (!dict)
+    return std::nullopt;
+  auto str = [&](StringRef name) {
+    auto attr = dict.getAs<StringAttr>(name);
+    return attr ? attr.str() : std::string();
+  };
+  auto num = [&](StringRef name) {
+    auto attr = dict.getAs<IntegerAttr>(name);
+    return attr ? attr.getInt() : int64_t(-1);
+  };
+  WorkloadSpec w;
+  w.kind = str("kind");
+  w.accumulatorType = str("accumulator_type");
+  w.m = num("m"), w.n = num("n"), w.k = num("k");
+  int64_t lhs = num("lhs"), rhs = num("rhs"), out = num("out");
+  if (w.kind.empty() || lhs < 0 || rhs < 0 || out < 0 || w.m <= 0 ||
+      w.n <= 0 || w.k <= 0)
+    return std::nullopt;
+  w.lhs = lhs, w.rhs = rhs, w.out = out;
+  return w;
+}
+
 /// Reads three constant launch sizes; fails with a diagnostic otherwise.
 static LogicalResult readSizes(gpu::LaunchFuncOp launch, StringRef what,
                                gpu::KernelDim3 dims,
                                std::array<int64_t, 3> &sizes) {
-  for (auto [i, value] : llvm::enumerate(SmallVector<Value>{dims.x, dims.y, dims.z})) {
+  for (auto [i, value] :
+       llvm::enumerate(SmallVector<Value>{dims.x, dims.y, dims.z})) {
     std::optional<int64_t> size = getConstantIntValue(value);
     if (!size || *size <= 0)
       return launch.emitError()
@@ -33,63 +126,63 @@ static LogicalResult readSizes(gpu::LaunchFuncOp launch, StringRef what,
   return success();
 }
 
-FailureOr<HostFunctionInfo> tessel::collectLaunchInfo(func::FuncOp func) {
-  HostFunctionInfo info;
-  info.name = func.getSymName().str();
+FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
+  HostFunctionSpec spec;
+  spec.name = func.getSymName().str();
+  spec.workload = readWorkload(func);
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto memref = dyn_cast<MemRefType>(type);
     if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity())
       return func.emitError()
              << "argument #" << i << " has type " << type
              << ": only statically shaped, row-major memrefs are supported";
-    info.arguments.push_back(
-        {typeName(memref.getElementType()), llvm::to_vector(memref.getShape())});
+    spec.arguments.push_back(
+        {typeName(memref.getElementType()), memref.getShape().vec()});
   }
   for (Block &block : func.getBody()) {
     auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
     if (!ret)
       continue;
-    info.results.clear();
+    spec.results.clear();
     for (Value value : ret.getOperands()) {
-      auto arg = dyn_cast<BlockArgument>(value);
-      if (!arg || arg.getOwner() != &func.getBody().front())
+      std::optional<unsigned> index = argumentIndex(func, value);
+      if (!index)
         return ret.emitError()
-               << "function '" << info.name
+               << "function '" << spec.name
                << "' returns a value that is not one of its arguments; "
                   "Tessel host functions write their results in place";
-      info.results.push_back(arg.getArgNumber());
+      spec.results.push_back(*index);
     }
   }
 
   WalkResult walk = func.walk([&](gpu::LaunchFuncOp launch) -> WalkResult {
-    LaunchInfo li;
-    li.binary = launch.getKernelModuleName().str();
-    li.kernel = launch.getKernelName().str();
+    LaunchSpec ls;
+    ls.binary = launch.getKernelModuleName().str();
+    ls.kernel = launch.getKernelName().str();
     if (launch.hasClusterSize())
       return launch.emitError() << "cluster launches are not supported yet";
     if (failed(readSizes(launch, "grid", launch.getGridSizeOperandValues(),
-                         li.grid)) ||
+                         ls.grid)) ||
         failed(readSizes(launch, "block", launch.getBlockSizeOperandValues(),
-                         li.block)))
+                         ls.block)))
       return WalkResult::interrupt();
     if (Value smem = launch.getDynamicSharedMemorySize()) {
       std::optional<int64_t> bytes = getConstantIntValue(smem);
       if (!bytes || *bytes < 0)
         return launch.emitError()
                << "dynamic shared memory size is not a constant";
-      li.dynamicSharedMemory = *bytes;
+      ls.dynamicSharedMemory = *bytes;
     }
     for (auto [i, operand] : llvm::enumerate(launch.getKernelOperands())) {
-      KernelParamInfo param;
-      auto arg = dyn_cast<BlockArgument>(operand);
+      KernelParamSpec param;
       Attribute constant;
-      if (arg && arg.getOwner() == &func.getBody().front()) {
-        param.kind = KernelParamInfo::Kind::Buffer;
-        param.functionArg = arg.getArgNumber();
+      if (std::optional<unsigned> index = argumentIndex(func, operand)) {
+        param.kind = KernelParamSpec::Kind::Buffer;
+        param.argument = *index;
       } else if (matchPattern(operand, m_Constant(&constant)) &&
                  isa<IntegerAttr, FloatAttr>(constant) &&
                  !operand.getType().isIndex()) {
-        param.kind = KernelParamInfo::Kind::Scalar;
+        param.kind = KernelParamSpec::Kind::Scalar;
         param.scalarType = typeName(operand.getType());
         llvm::raw_string_ostream os(param.scalarValue);
         if (auto intAttr = dyn_cast<IntegerAttr>(constant))
@@ -99,54 +192,17 @@ FailureOr<HostFunctionInfo> tessel::collectLaunchInfo(func::FuncOp func) {
                               cast<FloatAttr>(constant).getValueAsDouble());
       } else {
         return launch.emitError()
-               << "kernel argument #" << i
-               << " is neither an argument of '" << info.name
+               << "kernel argument #" << i << " is neither an argument of '"
+               << spec.name
                << "' nor a non-index scalar constant; a plain launcher "
                   "cannot provide it";
       }
-      li.params.push_back(std::move(param));
+      ls.params.push_back(std::move(param));
     }
-    info.launches.push_back(std::move(li));
+    spec.launches.push_back(std::move(ls));
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
     return failure();
-  return info;
-}
-
-llvm::json::Value tessel::toJSON(const HostFunctionInfo &info) {
-  llvm::json::Array arguments;
-  for (const BufferInfo &buffer : info.arguments)
-    arguments.push_back(llvm::json::Object{
-        {"element_type", buffer.elementType},
-        {"shape", llvm::json::Array(buffer.shape)},
-    });
-  llvm::json::Array launches;
-  for (const LaunchInfo &launch : info.launches) {
-    llvm::json::Array params;
-    for (const KernelParamInfo &param : launch.params) {
-      if (param.kind == KernelParamInfo::Kind::Buffer)
-        params.push_back(llvm::json::Object{
-            {"kind", "buffer"}, {"argument", param.functionArg}});
-      else
-        params.push_back(llvm::json::Object{{"kind", "scalar"},
-                                            {"type", param.scalarType},
-                                            {"value", param.scalarValue}});
-    }
-    launches.push_back(llvm::json::Object{
-        {"binary", launch.binary},
-        {"kernel", launch.kernel},
-        {"grid", llvm::json::Array(launch.grid)},
-        {"block", llvm::json::Array(launch.block)},
-        {"dynamic_shared_memory", launch.dynamicSharedMemory},
-        {"params", std::move(params)},
-    });
-  }
-  return llvm::json::Object{
-      {"function", info.name},
-      {"calling_convention", "bare-pointer"},
-      {"arguments", std::move(arguments)},
-      {"results", llvm::json::Array(info.results)},
-      {"launches", std::move(launches)},
-  };
+  return spec;
 }

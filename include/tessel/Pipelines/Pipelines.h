@@ -24,6 +24,11 @@ struct LowerToPtxOptions : public mlir::PassPipelineOptions<LowerToPtxOptions> {
       *this, "index-bitwidth",
       llvm::cl::desc("Bitwidth of the index type in kernels (32 or 64)"),
       llvm::cl::init(64)};
+  Option<int64_t> pointerAlignment{
+      *this, "pointer-alignment",
+      llvm::cl::desc("Alignment in bytes the runtime guarantees for kernel "
+                     "buffer arguments (used to emit wide loads/stores)"),
+      llvm::cl::init(16)};
 };
 
 /// Lowers a scheduled payload (functions whose work is in gpu.launch ops on

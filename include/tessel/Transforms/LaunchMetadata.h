@@ -1,64 +1,30 @@
-//===- LaunchMetadata.h - What a runtime needs to launch kernels -*- C++ -*-===//
-//
-// Host functions lowered by tessel-lower-to-ptx only launch kernels on their
-// arguments. This describes those launches in plain data, so that a runtime
-// that never sees MLIR (tessel's own, or a user's) can run them.
-//
-//===----------------------------------------------------------------------===//
+//===- LaunchMetadata.h - Read launch specs off lowered IR ------*- C++ -*-===//
 
 #ifndef TESSEL_TRANSFORMS_LAUNCHMETADATA_H
 #define TESSEL_TRANSFORMS_LAUNCHMETADATA_H
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Support/LLVM.h"
-#include "llvm/Support/JSON.h"
+#include "tessel/Runtime/LaunchSpec.h"
 
-#include <array>
-#include <string>
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace tessel {
 
-/// One host-function argument: a statically shaped buffer.
-struct BufferInfo {
-  std::string elementType; // "f32", "f16", "bf16", "i32", ...
-  llvm::SmallVector<int64_t> shape;
-};
+/// Name of the function attribute describing a recognized workload.
+constexpr llvm::StringLiteral kWorkloadAttrName = "tessel.workload";
 
-/// One kernel parameter: a buffer (bare pointer to a host-function
-/// argument) or a scalar constant.
-struct KernelParamInfo {
-  enum class Kind { Buffer, Scalar } kind;
-  unsigned functionArg = 0; // Buffer: index of the host-function argument.
-  std::string scalarType;   // Scalar: "i32", "i64", "f32", ...
-  std::string scalarValue;  // Scalar: decimal text of the value.
-};
+/// Recognizes `out = relu(lhs x rhs)` on function arguments (fill, matmul,
+/// elementwise max with zero, optional cast) and returns its description as
+/// a dictionary attribute, or null when `func` is something else.
+mlir::DictionaryAttr recognizeWorkload(mlir::func::FuncOp func);
 
-/// One `gpu.launch_func`, in program order.
-struct LaunchInfo {
-  std::string binary; // Symbol of the gpu.binary holding the kernel.
-  std::string kernel; // Kernel (entry) name in the PTX.
-  std::array<int64_t, 3> grid;
-  std::array<int64_t, 3> block;
-  int64_t dynamicSharedMemory = 0;
-  llvm::SmallVector<KernelParamInfo> params;
-};
-
-struct HostFunctionInfo {
-  std::string name;
-  llvm::SmallVector<BufferInfo> arguments;
-  /// Results are arguments written in place: the i-th result is argument
-  /// `results[i]` (bufferization keeps public signatures returning them).
-  llvm::SmallVector<unsigned> results;
-  llvm::SmallVector<LaunchInfo> launches;
-};
-
-/// Collects the launches of `func`. Emits a located error and fails when the
-/// function does something a plain launcher cannot reproduce (non-constant
-/// launch sizes, kernel arguments that are not function arguments or
-/// constants, non-memref or dynamically shaped arguments).
-mlir::FailureOr<HostFunctionInfo> collectLaunchInfo(mlir::func::FuncOp func);
-
-llvm::json::Value toJSON(const HostFunctionInfo &info);
+/// Collects the launches of a host function lowered by tessel-lower-to-ptx
+/// (images and pointer alignments are left for the caller, which sees the
+/// binaries). Emits a located error and fails when the function does
+/// something a plain launcher cannot reproduce (non-constant launch sizes,
+/// kernel arguments that are neither function arguments nor constants,
+/// non-memref or dynamically shaped arguments, results that are not
+/// arguments).
+mlir::FailureOr<HostFunctionSpec> collectLaunchSpec(mlir::func::FuncOp func);
 
 } // namespace tessel
 

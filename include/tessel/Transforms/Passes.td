@@ -117,4 +117,34 @@ def TesselLowerVectors : Pass<"tessel-lower-vectors"> {
   ];
 }
 
+def TesselSetVectorAlignment : Pass<"tessel-set-vector-alignment"> {
+  let summary = "Mark vector loads and stores with the alignment they provably have";
+  let description = [{
+    NVPTX only emits wide accesses (`ld.global.v4.f32`, 16 bytes) for loads
+    and stores whose alignment is known; MLIR's default is the element's
+    alignment. This pass proves alignment instead of assuming it: given that
+    kernel buffer arguments (bare pointers) are aligned to
+    `pointer-alignment` bytes, it computes, for each `vector.load`,
+    `vector.store`, `vector.maskedload` and `vector.maskedstore` on a
+    statically shaped, identity-layout memref, a divisor of the linearized
+    offset (from constants, loop steps and affine index arithmetic) and sets
+    the op's `alignment` to what that divisor guarantees, capped at the
+    vector's size.
+
+    ```mlir
+    // %i is a multiple of 4 (scf.for step 4):
+    %v = vector.load %A[%row, %i] : memref<64x64xf32>, vector<4xf32>
+    // becomes
+    %v = vector.load %A[%row, %i] {alignment = 16 : i64} : memref<64x64xf32>, vector<4xf32>
+    ```
+
+    Runtimes must pass buffers aligned to `pointer-alignment` (cudaMalloc
+    gives 256 bytes); the launch metadata records it.
+  }];
+  let options = [
+    Option<"pointerAlignment", "pointer-alignment", "int64_t", /*default=*/"16",
+           "Alignment in bytes guaranteed for kernel buffer arguments">,
+  ];
+}
+
 #endif // TESSEL_TRANSFORMS_PASSES

@@ -1,0 +1,90 @@
+//===- CudaDriver.h - The CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// Tessel never links CUDA: libcuda.so.1 is opened with dlopen on first use,
+// so the same binary builds and runs its CPU work on machines without a GPU.
+// Every call's result is checked and turned into an llvm::Error naming the
+// call and the driver's error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_CUDADRIVER_H
+#define TESSEL_RUNTIME_CUDADRIVER_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessel::cuda {
+
+using DevicePtr = unsigned long long;
+using Module = struct CUmod_st *;
+using Function = struct CUfunc_st *;
+using Stream = struct CUstream_st *;
+using Event = struct CUevent_st *;
+
+/// What a launch decision needs to know about the GPU.
+struct DeviceInfo {
+  std::string name;
+  int computeMajor = 0, computeMinor = 0;
+  int multiprocessors = 0;
+  int maxThreadsPerBlock = 0;
+  int sharedMemoryPerBlock = 0;      // Without opt-in.
+  int sharedMemoryPerBlockOptin = 0; // With the attribute raised.
+  int l2CacheBytes = 0;
+  std::string chip() const; // "sm_90"
+};
+
+/// A context on one device, made current on the calling thread.
+class Driver {
+public:
+  /// Loads libcuda.so.1 and initializes device `ordinal`; errors say why
+  /// (no driver library, no device, a bad ordinal).
+  static llvm::Expected<std::unique_ptr<Driver>> open(int ordinal = 0);
+  ~Driver();
+
+  const DeviceInfo &device() const { return info; }
+
+  /// JIT-compiles PTX (or loads a cubin); the JIT's error log is part of
+  /// the error.
+  llvm::Expected<Module> loadModule(llvm::StringRef image);
+  llvm::Expected<Function> getFunction(Module module, llvm::StringRef name);
+  llvm::Error setMaxDynamicSharedMemory(Function function, int bytes);
+
+  llvm::Expected<DevicePtr> allocate(size_t bytes);
+  void free(DevicePtr ptr);
+  llvm::Error copyToDevice(DevicePtr dst, const void *src, size_t bytes);
+  llvm::Error copyToHost(void *dst, DevicePtr src, size_t bytes);
+  llvm::Error fill32(DevicePtr dst, uint32_t value, size_t count);
+
+  /// Launches with `params` (pointers to each parameter's value).
+  llvm::Error launch(Function function, const int64_t grid[3],
+                     const int64_t block[3], int sharedMemory,
+                     std::vector<void *> &params);
+  llvm::Error synchronize();
+
+  llvm::Expected<Event> createEvent();
+  void destroyEvent(Event event);
+  llvm::Error record(Event event);
+  /// Milliseconds between two recorded (and completed) events.
+  llvm::Expected<float> elapsedMs(Event start, Event end);
+
+  struct Api; // Resolved entry points.
+
+private:
+  Driver() = default;
+  llvm::Error check(int result, llvm::StringRef call);
+
+  std::unique_ptr<Api> api;
+  void *library = nullptr;
+  int cuDevice = 0;
+  void *context = nullptr;
+  DeviceInfo info;
+};
+
+} // namespace tessel::cuda
+
+#endif // TESSEL_RUNTIME_CUDADRIVER_H

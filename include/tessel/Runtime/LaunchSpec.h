@@ -1,0 +1,83 @@
+//===- LaunchSpec.h - What a runtime needs to launch kernels ----*- C++ -*-===//
+//
+// A host function lowered by tessel-lower-to-ptx only launches kernels on its
+// arguments. LaunchSpec describes those launches in plain data (and JSON,
+// the `<function>.launch.json` files of tessel-export-kernels), so that a
+// runtime that never sees MLIR can run them. No MLIR dependency here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_LAUNCHSPEC_H
+#define TESSEL_RUNTIME_LAUNCHSPEC_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+/// One host-function argument: a statically shaped, row-major buffer.
+struct BufferSpec {
+  std::string elementType; // "f32", "f16", "bf16", "i32", ...
+  std::vector<int64_t> shape;
+
+  int64_t numElements() const;
+  /// Size of one element in bytes, 0 for an unknown element type.
+  int64_t elementBytes() const;
+};
+
+/// One kernel parameter: a buffer (bare pointer to a host-function
+/// argument) or a scalar constant.
+struct KernelParamSpec {
+  enum class Kind { Buffer, Scalar } kind = Kind::Buffer;
+  unsigned argument = 0;   // Buffer: index of the host-function argument.
+  std::string scalarType;  // Scalar: "i32", "i64", "f32", "f64".
+  std::string scalarValue; // Scalar: decimal text of the value.
+};
+
+/// One `gpu.launch_func`, in program order.
+struct LaunchSpec {
+  std::string binary; // Symbol of the gpu.binary holding the kernel.
+  std::string kernel; // Entry name in the PTX.
+  std::string image;  // File holding the binary's PTX (or cubin).
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  std::array<int64_t, 3> block = {1, 1, 1};
+  int64_t dynamicSharedMemory = 0;
+  int64_t pointerAlignment = 1; // Alignment the kernel assumes for buffers.
+  std::vector<KernelParamSpec> params;
+};
+
+/// What the function computes, when Tessel recognized it; runtimes use it
+/// to pick a reference to check the output against.
+struct WorkloadSpec {
+  std::string kind; // "matmul_relu": out = relu(lhs x rhs)
+  unsigned lhs = 0, rhs = 1, out = 2;
+  int64_t m = 0, n = 0, k = 0;
+  std::string accumulatorType; // "f32"
+};
+
+struct HostFunctionSpec {
+  std::string name;
+  std::vector<BufferSpec> arguments;
+  /// The i-th result is argument `results[i]`, written in place.
+  std::vector<unsigned> results;
+  std::vector<LaunchSpec> launches;
+  std::optional<WorkloadSpec> workload;
+};
+
+llvm::json::Value toJSON(const HostFunctionSpec &spec);
+bool fromJSON(const llvm::json::Value &value, HostFunctionSpec &spec,
+              llvm::json::Path path);
+
+/// Reads and validates a `.launch.json` file (shapes, parameter indices,
+/// launch sizes); errors name the file and the offending field.
+llvm::Expected<HostFunctionSpec> readLaunchSpec(llvm::StringRef path);
+
+} // namespace tessel
+
+#endif // TESSEL_RUNTIME_LAUNCHSPEC_H

@@ -1,0 +1,275 @@
+//===- CudaDriver.cpp - The CUDA driver API, loaded at run time -----------===//
+
+#include "tessel/Runtime/CudaDriver.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <dlfcn.h>
+
+using namespace tessel::cuda;
+
+namespace {
+// Values from the CUDA driver API (cuda.h), stable across releases.
+enum : int {
+  kSuccess = 0,
+  kAttrMaxThreadsPerBlock = 1,
+  kAttrSharedMemoryPerBlock = 8,
+  kAttrMultiprocessorCount = 16,
+  kAttrL2CacheSize = 38,
+  kAttrComputeMajor = 75,
+  kAttrComputeMinor = 76,
+  kAttrSharedMemoryPerBlockOptin = 97,
+  kFuncAttrMaxDynamicSharedBytes = 8,
+  kJitErrorLogBuffer = 5,
+  kJitErrorLogBufferSize = 6,
+};
+} // namespace
+
+struct Driver::Api {
+  int (*cuInit)(unsigned);
+  int (*cuDeviceGetCount)(int *);
+  int (*cuDeviceGet)(int *, int);
+  int (*cuDeviceGetName)(char *, int, int);
+  int (*cuDeviceGetAttribute)(int *, int, int);
+  int (*cuDevicePrimaryCtxRetain)(void **, int);
+  int (*cuDevicePrimaryCtxRelease)(int);
+  int (*cuCtxSetCurrent)(void *);
+  int (*cuCtxSynchronize)();
+  int (*cuModuleLoadDataEx)(Module *, const void *, unsigned, int *, void **);
+  int (*cuModuleGetFunction)(Function *, Module, const char *);
+  int (*cuFuncSetAttribute)(Function, int, int);
+  int (*cuMemAlloc)(DevicePtr *, size_t);
+  int (*cuMemFree)(DevicePtr);
+  int (*cuMemcpyHtoD)(DevicePtr, const void *, size_t);
+  int (*cuMemcpyDtoH)(void *, DevicePtr, size_t);
+  int (*cuMemsetD32)(DevicePtr, unsigned, size_t);
+  int (*cuLaunchKernel)(Function, unsigned, unsigned, unsigned, unsigned,
+                        unsigned, unsigned, unsigned, Stream, void **, void **);
+  int (*cuEventCreate)(Event *, unsigned);
+  int (*cuEventDestroy)(Event);
+  int (*cuEventRecord)(Event, Stream);
+  int (*cuEventSynchronize)(Event);
+  int (*cuEventElapsedTime)(float *, Event, Event);
+  int (*cuGetErrorName)(int, const char **);
+  int (*cuGetErrorString)(int, const char **);
+};
+
+std::string DeviceInfo::chip() const {
+  return llvm::formatv("sm_{0}{1}", computeMajor, computeMinor).str();
+}
+
+llvm::Error Driver::check(int result, llvm::StringRef call) {
+  if (result == kSuccess)
+    return llvm::Error::success();
+  const char *name = "unknown error", *text = "";
+  if (api && api->cuGetErrorName)
+    api->cuGetErrorName(result, &name);
+  if (api && api->cuGetErrorString)
+    api->cuGetErrorString(result, &text);
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("{0} failed: {1} ({2}): {3}", call, name, result, text));
+}
+
+llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal) {
+  auto fail = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  std::unique_ptr<Driver> driver(new Driver());
+  driver->library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!driver->library)
+    return fail(llvm::Twine("no CUDA driver: cannot load libcuda.so.1 (") +
+                dlerror() + "); an NVIDIA GPU and its driver are required");
+  driver->api = std::make_unique<Api>();
+  Api &api = *driver->api;
+  // Versioned names first: the plain names are the legacy ABI.
+  auto resolve = [&](auto &fn, std::initializer_list<const char *> names) {
+    for (const char *name : names)
+      if (void *sym = dlsym(driver->library, name)) {
+        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(sym);
+        return true;
+      }
+    return false;
+  };
+  bool ok = resolve(api.cuInit, {"cuInit"}) &&
+            resolve(api.cuDeviceGetCount, {"cuDeviceGetCount"}) &&
+            resolve(api.cuDeviceGet, {"cuDeviceGet"}) &&
+            resolve(api.cuDeviceGetName, {"cuDeviceGetName"}) &&
+            resolve(api.cuDeviceGetAttribute, {"cuDeviceGetAttribute"}) &&
+            resolve(api.cuDevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"}) &&
+            resolve(api.cuDevicePrimaryCtxRelease,
+                    {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}) &&
+            resolve(api.cuCtxSetCurrent, {"cuCtxSetCurrent"}) &&
+            resolve(api.cuCtxSynchronize, {"cuCtxSynchronize"}) &&
+            resolve(api.cuModuleLoadDataEx, {"cuModuleLoadDataEx"}) &&
+            resolve(api.cuModuleGetFunction, {"cuModuleGetFunction"}) &&
+            resolve(api.cuFuncSetAttribute, {"cuFuncSetAttribute"}) &&
+            resolve(api.cuMemAlloc, {"cuMemAlloc_v2"}) &&
+            resolve(api.cuMemFree, {"cuMemFree_v2"}) &&
+            resolve(api.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}) &&
+            resolve(api.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"}) &&
+            resolve(api.cuMemsetD32, {"cuMemsetD32_v2"}) &&
+            resolve(api.cuLaunchKernel, {"cuLaunchKernel"}) &&
+            resolve(api.cuEventCreate, {"cuEventCreate"}) &&
+            resolve(api.cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"}) &&
+            resolve(api.cuEventRecord, {"cuEventRecord"}) &&
+            resolve(api.cuEventSynchronize, {"cuEventSynchronize"}) &&
+            resolve(api.cuEventElapsedTime,
+                    {"cuEventElapsedTime_v2", "cuEventElapsedTime"}) &&
+            resolve(api.cuGetErrorName, {"cuGetErrorName"}) &&
+            resolve(api.cuGetErrorString, {"cuGetErrorString"});
+  if (!ok)
+    return fail("libcuda.so.1 lacks a driver API entry point Tessel needs; "
+                "the driver is too old");
+
+  if (llvm::Error e = driver->check(api.cuInit(0), "cuInit"))
+    return std::move(e);
+  int count = 0;
+  if (llvm::Error e =
+          driver->check(api.cuDeviceGetCount(&count), "cuDeviceGetCount"))
+    return std::move(e);
+  if (count == 0)
+    return fail("no CUDA device found");
+  if (ordinal < 0 || ordinal >= count)
+    return fail(llvm::formatv("device {0} requested, {1} present", ordinal,
+                              count)
+                    .str());
+  if (llvm::Error e =
+          driver->check(api.cuDeviceGet(&driver->cuDevice, ordinal), "cuDeviceGet"))
+    return std::move(e);
+  if (llvm::Error e = driver->check(
+          api.cuDevicePrimaryCtxRetain(&driver->context, driver->cuDevice),
+          "cuDevicePrimaryCtxRetain"))
+    return std::move(e);
+  if (llvm::Error e =
+          driver->check(api.cuCtxSetCurrent(driver->context), "cuCtxSetCurrent"))
+    return std::move(e);
+
+  DeviceInfo &info = driver->info;
+  char name[256] = {0};
+  if (llvm::Error e = driver->check(
+          api.cuDeviceGetName(name, sizeof(name) - 1, driver->cuDevice),
+          "cuDeviceGetName"))
+    return std::move(e);
+  info.name = name;
+  std::pair<int *, int> attributes[] = {
+      {&info.computeMajor, kAttrComputeMajor},
+      {&info.computeMinor, kAttrComputeMinor},
+      {&info.multiprocessors, kAttrMultiprocessorCount},
+      {&info.maxThreadsPerBlock, kAttrMaxThreadsPerBlock},
+      {&info.sharedMemoryPerBlock, kAttrSharedMemoryPerBlock},
+      {&info.sharedMemoryPerBlockOptin, kAttrSharedMemoryPerBlockOptin},
+      {&info.l2CacheBytes, kAttrL2CacheSize}};
+  for (auto [value, attribute] : attributes)
+    if (llvm::Error e = driver->check(
+            api.cuDeviceGetAttribute(value, attribute, driver->cuDevice),
+            "cuDeviceGetAttribute"))
+      return std::move(e);
+  return driver;
+}
+
+Driver::~Driver() {
+  if (api && context)
+    api->cuDevicePrimaryCtxRelease(cuDevice);
+  // libcuda stays loaded: unloading the driver library is not supported.
+}
+
+llvm::Expected<Module> Driver::loadModule(llvm::StringRef image) {
+  std::string text = image.str(); // PTX must be null-terminated.
+  std::vector<char> log(16384, 0);
+  int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
+  void *values[] = {log.data(),
+                    reinterpret_cast<void *>(uintptr_t(log.size() - 1))};
+  Module module = nullptr;
+  int result = api->cuModuleLoadDataEx(&module, text.c_str(), 2, options, values);
+  if (result != kSuccess) {
+    llvm::Error error = check(result, "cuModuleLoadDataEx (PTX JIT)");
+    std::string jitLog(log.data());
+    if (jitLog.empty())
+      return std::move(error);
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   llvm::toString(std::move(error)) +
+                                       "\nJIT log:\n" + jitLog);
+  }
+  return module;
+}
+
+llvm::Expected<Function> Driver::getFunction(Module module,
+                                             llvm::StringRef name) {
+  Function function = nullptr;
+  if (llvm::Error e = check(
+          api->cuModuleGetFunction(&function, module, name.str().c_str()),
+          ("cuModuleGetFunction('" + name + "')").str()))
+    return std::move(e);
+  return function;
+}
+
+llvm::Error Driver::setMaxDynamicSharedMemory(Function function, int bytes) {
+  return check(
+      api->cuFuncSetAttribute(function, kFuncAttrMaxDynamicSharedBytes, bytes),
+      "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+}
+
+llvm::Expected<DevicePtr> Driver::allocate(size_t bytes) {
+  DevicePtr ptr = 0;
+  if (llvm::Error e = check(api->cuMemAlloc(&ptr, bytes),
+                            llvm::formatv("cuMemAlloc({0} bytes)", bytes).str()))
+    return std::move(e);
+  return ptr;
+}
+
+void Driver::free(DevicePtr ptr) {
+  if (ptr)
+    api->cuMemFree(ptr);
+}
+
+llvm::Error Driver::copyToDevice(DevicePtr dst, const void *src, size_t bytes) {
+  return check(api->cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+}
+
+llvm::Error Driver::copyToHost(void *dst, DevicePtr src, size_t bytes) {
+  return check(api->cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+}
+
+llvm::Error Driver::fill32(DevicePtr dst, uint32_t value, size_t count) {
+  return check(api->cuMemsetD32(dst, value, count), "cuMemsetD32");
+}
+
+llvm::Error Driver::launch(Function function, const int64_t grid[3],
+                           const int64_t block[3], int sharedMemory,
+                           std::vector<void *> &params) {
+  return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2],
+                                   block[0], block[1], block[2], sharedMemory,
+                                   /*stream=*/nullptr, params.data(), nullptr),
+               "cuLaunchKernel");
+}
+
+llvm::Error Driver::synchronize() {
+  return check(api->cuCtxSynchronize(), "cuCtxSynchronize (kernel execution)");
+}
+
+llvm::Expected<Event> Driver::createEvent() {
+  Event event = nullptr;
+  if (llvm::Error e = check(api->cuEventCreate(&event, 0), "cuEventCreate"))
+    return std::move(e);
+  return event;
+}
+
+void Driver::destroyEvent(Event event) {
+  if (event)
+    api->cuEventDestroy(event);
+}
+
+llvm::Error Driver::record(Event event) {
+  return check(api->cuEventRecord(event, nullptr), "cuEventRecord");
+}
+
+llvm::Expected<float> Driver::elapsedMs(Event start, Event end) {
+  if (llvm::Error e = check(api->cuEventSynchronize(end), "cuEventSynchronize"))
+    return std::move(e);
+  float ms = 0;
+  if (llvm::Error e =
+          check(api->cuEventElapsedTime(&ms, start, end), "cuEventElapsedTime"))
+    return std::move(e);
+  return ms;
+}

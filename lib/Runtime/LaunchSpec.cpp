@@ -1,0 +1,222 @@
+//===- LaunchSpec.cpp - Launch metadata to and from JSON ------------------===//
+
+#include "tessel/Runtime/LaunchSpec.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace tessel;
+using llvm::json::Array;
+using llvm::json::Object;
+using llvm::json::Value;
+
+int64_t BufferSpec::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t BufferSpec::elementBytes() const {
+  return llvm::StringSwitch<int64_t>(elementType)
+      .Cases({"f64", "i64"}, 8)
+      .Cases({"f32", "i32"}, 4)
+      .Cases({"f16", "bf16", "i16"}, 2)
+      .Case("i8", 1)
+      .Default(0);
+}
+
+Value tessel::toJSON(const HostFunctionSpec &spec) {
+  Array arguments;
+  for (const BufferSpec &buffer : spec.arguments)
+    arguments.push_back(Object{{"element_type", buffer.elementType},
+                               {"shape", Array(buffer.shape)}});
+  Array launches;
+  for (const LaunchSpec &launch : spec.launches) {
+    Array params;
+    for (const KernelParamSpec &param : launch.params) {
+      if (param.kind == KernelParamSpec::Kind::Buffer)
+        params.push_back(Object{{"kind", "buffer"}, {"argument", param.argument}});
+      else
+        params.push_back(Object{{"kind", "scalar"},
+                                {"type", param.scalarType},
+                                {"value", param.scalarValue}});
+    }
+    launches.push_back(Object{
+        {"binary", launch.binary},
+        {"kernel", launch.kernel},
+        {"image", launch.image},
+        {"grid", Array(launch.grid)},
+        {"block", Array(launch.block)},
+        {"dynamic_shared_memory", launch.dynamicSharedMemory},
+        {"pointer_alignment", launch.pointerAlignment},
+        {"params", std::move(params)},
+    });
+  }
+  Object result{
+      {"function", spec.name},
+      {"calling_convention", "bare-pointer"},
+      {"arguments", std::move(arguments)},
+      {"results", Array(spec.results)},
+      {"launches", std::move(launches)},
+  };
+  if (spec.workload) {
+    const WorkloadSpec &w = *spec.workload;
+    result["workload"] = Object{{"kind", w.kind},
+                                {"lhs", w.lhs},
+                                {"rhs", w.rhs},
+                                {"out", w.out},
+                                {"m", w.m},
+                                {"n", w.n},
+                                {"k", w.k},
+                                {"accumulator_type", w.accumulatorType}};
+  }
+  return result;
+}
+
+namespace tessel {
+static bool fromJSON(const Value &value, BufferSpec &spec, llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("element_type", spec.elementType) &&
+         o.map("shape", spec.shape);
+}
+
+static bool fromJSON(const Value &value, KernelParamSpec &spec,
+                     llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  std::string kind;
+  if (!o || !o.map("kind", kind))
+    return false;
+  if (kind == "buffer") {
+    spec.kind = KernelParamSpec::Kind::Buffer;
+    return o.map("argument", spec.argument);
+  }
+  if (kind == "scalar") {
+    spec.kind = KernelParamSpec::Kind::Scalar;
+    return o.map("type", spec.scalarType) && o.map("value", spec.scalarValue);
+  }
+  path.field("kind").report("expected \"buffer\" or \"scalar\"");
+  return false;
+}
+
+/// Maps a field holding exactly three sizes.
+static bool mapDims(llvm::json::ObjectMapper &o, const Value &value,
+                    llvm::StringLiteral field, std::array<int64_t, 3> &dims,
+                    llvm::json::Path path) {
+  std::vector<int64_t> list;
+  if (!o.map(field, list))
+    return false;
+  if (list.size() != 3) {
+    path.field(field).report("expected 3 sizes");
+    return false;
+  }
+  std::copy(list.begin(), list.end(), dims.begin());
+  return true;
+}
+
+static bool fromJSON(const Value &value, LaunchSpec &spec, llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("binary", spec.binary) && o.map("kernel", spec.kernel) &&
+         o.map("image", spec.image) &&
+         mapDims(o, value, "grid", spec.grid, path) &&
+         mapDims(o, value, "block", spec.block, path) &&
+         o.mapOptional("dynamic_shared_memory", spec.dynamicSharedMemory) &&
+         o.mapOptional("pointer_alignment", spec.pointerAlignment) &&
+         o.map("params", spec.params);
+}
+
+static bool fromJSON(const Value &value, WorkloadSpec &spec, llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("kind", spec.kind) && o.map("lhs", spec.lhs) &&
+         o.map("rhs", spec.rhs) && o.map("out", spec.out) &&
+         o.map("m", spec.m) && o.map("n", spec.n) && o.map("k", spec.k) &&
+         o.map("accumulator_type", spec.accumulatorType);
+}
+} // namespace tessel
+
+bool tessel::fromJSON(const Value &value, HostFunctionSpec &spec,
+                      llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("function", spec.name) &&
+         o.map("arguments", spec.arguments) &&
+         o.mapOptional("results", spec.results) &&
+         o.map("launches", spec.launches) &&
+         o.mapOptional("workload", spec.workload);
+}
+
+/// Checks what JSON typing cannot: sizes, indices, element types.
+static llvm::Error validate(const HostFunctionSpec &spec) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  for (auto [i, buffer] : llvm::enumerate(spec.arguments)) {
+    if (buffer.elementBytes() == 0)
+      return error("argument #" + llvm::Twine(i) + " has unsupported element "
+                   "type '" + buffer.elementType + "'");
+    if (buffer.shape.empty() ||
+        llvm::any_of(buffer.shape, [](int64_t d) { return d <= 0; }))
+      return error("argument #" + llvm::Twine(i) + " has an invalid shape");
+  }
+  for (unsigned r : spec.results)
+    if (r >= spec.arguments.size())
+      return error("result refers to argument #" + llvm::Twine(r) +
+                   " of a function with " +
+                   llvm::Twine(spec.arguments.size()) + " arguments");
+  if (spec.launches.empty())
+    return error("no launches");
+  for (const LaunchSpec &launch : spec.launches) {
+    for (int64_t d : llvm::concat<const int64_t>(launch.grid, launch.block))
+      if (d <= 0)
+        return error("launch of '" + launch.kernel +
+                     "' has a non-positive grid or block size");
+    if (launch.dynamicSharedMemory < 0)
+      return error("launch of '" + launch.kernel +
+                   "' has negative dynamic shared memory");
+    for (const KernelParamSpec &param : launch.params)
+      if (param.kind == KernelParamSpec::Kind::Buffer &&
+          param.argument >= spec.arguments.size())
+        return error("launch of '" + launch.kernel +
+                     "' passes argument #" + llvm::Twine(param.argument) +
+                     " of a function with " +
+                     llvm::Twine(spec.arguments.size()) + " arguments");
+  }
+  if (spec.workload) {
+    const WorkloadSpec &w = *spec.workload;
+    unsigned n = spec.arguments.size();
+    if (w.lhs >= n || w.rhs >= n || w.out >= n)
+      return error("workload refers to a missing argument");
+    auto shapeIs = [&](unsigned arg, int64_t d0, int64_t d1) {
+      return spec.arguments[arg].shape == std::vector<int64_t>{d0, d1};
+    };
+    if (!shapeIs(w.lhs, w.m, w.k) || !shapeIs(w.rhs, w.k, w.n) ||
+        !shapeIs(w.out, w.m, w.n))
+      return error("workload shapes (m=" + llvm::Twine(w.m) + ", n=" +
+                   llvm::Twine(w.n) + ", k=" + llvm::Twine(w.k) +
+                   ") do not match the argument shapes");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<HostFunctionSpec> tessel::readLaunchSpec(llvm::StringRef path) {
+  auto fail = [&](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": " + message);
+  };
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+      llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return fail("cannot read: " + file.getError().message());
+  llvm::Expected<Value> json = llvm::json::parse((*file)->getBuffer());
+  if (!json)
+    return fail("invalid JSON: " + llvm::toString(json.takeError()));
+  HostFunctionSpec spec;
+  llvm::json::Path::Root root("launch spec");
+  if (!fromJSON(*json, spec, root)) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    os << llvm::toString(root.getError());
+    return fail(message);
+  }
+  if (llvm::Error error = validate(spec))
+    return fail(llvm::toString(std::move(error)));
+  return spec;
+}

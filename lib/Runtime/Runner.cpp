@@ -1,0 +1,346 @@
+//===- Runner.cpp - Run, check and time a host function's kernels ---------===//
+
+#include "tessel/Runtime/Runner.h"
+
+#include "tessel/Runtime/Reference.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
+#include <cstring>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace tessel;
+
+static llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+double tessel::defaultTolerance(llvm::StringRef elementType) {
+  return elementType == "f32" ? 1e-5 : elementType == "f64" ? 1e-12 : 1e-2;
+}
+
+namespace {
+/// Device buffers freed on scope exit.
+struct Buffers {
+  cuda::Driver &driver;
+  std::vector<cuda::DevicePtr> ptrs;
+  ~Buffers() {
+    for (cuda::DevicePtr p : ptrs)
+      driver.free(p);
+  }
+  llvm::Expected<cuda::DevicePtr> allocate(size_t bytes) {
+    llvm::Expected<cuda::DevicePtr> p = driver.allocate(bytes);
+    if (p)
+      ptrs.push_back(*p);
+    return p;
+  }
+};
+
+/// A loaded kernel and its launch.
+struct Kernel {
+  const LaunchSpec *spec;
+  cuda::Function function;
+  std::vector<uint64_t> scalars; // Storage for scalar parameter values.
+  std::vector<void *> params;
+};
+} // namespace
+
+/// NaN bit pattern repeated over 32 bits for a storage type.
+static uint32_t nanPattern(llvm::StringRef type) {
+  if (type == "f32")
+    return 0x7fc00000u;
+  if (type == "f16")
+    return 0x7e007e00u;
+  if (type == "bf16")
+    return 0x7fc07fc0u;
+  return 0xffffffffu;
+}
+
+llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
+                                                  const HostFunctionSpec &spec,
+                                                  llvm::StringRef dir,
+                                                  const RunOptions &options) {
+  RunResult result;
+  result.function = spec.name;
+  result.device = driver.device().name;
+  result.chip = driver.device().chip();
+  const cuda::DeviceInfo &device = driver.device();
+
+  // Load every kernel; check launch sizes against the device.
+  llvm::StringMap<cuda::Module> modules;
+  std::vector<Kernel> kernels;
+  for (const LaunchSpec &launch : spec.launches) {
+    int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
+    if (threads > device.maxThreadsPerBlock)
+      return fail(llvm::formatv("kernel '{0}' needs {1} threads per block; "
+                                "{2} allows {3}",
+                                launch.kernel, threads, device.name,
+                                device.maxThreadsPerBlock));
+    if (launch.dynamicSharedMemory > device.sharedMemoryPerBlockOptin)
+      return fail(llvm::formatv("kernel '{0}' needs {1} bytes of dynamic "
+                                "shared memory; {2} allows {3}",
+                                launch.kernel, launch.dynamicSharedMemory,
+                                device.name, device.sharedMemoryPerBlockOptin));
+    cuda::Module &module = modules[launch.image];
+    if (!module) {
+      llvm::SmallString<256> path(dir);
+      llvm::sys::path::append(path, launch.image);
+      auto file = llvm::MemoryBuffer::getFile(path);
+      if (!file)
+        return fail("cannot read kernel image '" + path +
+                    "': " + file.getError().message());
+      llvm::Expected<cuda::Module> loaded =
+          driver.loadModule((*file)->getBuffer());
+      if (!loaded)
+        return fail("loading '" + path + "': " + llvm::toString(loaded.takeError()));
+      module = *loaded;
+    }
+    llvm::Expected<cuda::Function> function =
+        driver.getFunction(module, launch.kernel);
+    if (!function)
+      return function.takeError();
+    if (launch.dynamicSharedMemory > 48 * 1024)
+      if (llvm::Error e = driver.setMaxDynamicSharedMemory(
+              *function, launch.dynamicSharedMemory))
+        return std::move(e);
+    kernels.push_back({&launch, *function, {}, {}});
+  }
+
+  // Buffers: inputs random normal (seeded), outputs NaN.
+  Buffers buffers{driver, {}};
+  std::vector<cuda::DevicePtr> args;
+  std::vector<std::vector<uint8_t>> hostInputs(spec.arguments.size());
+  std::mt19937_64 rng(options.seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (auto [i, buffer] : llvm::enumerate(spec.arguments)) {
+    size_t bytes = buffer.numElements() * buffer.elementBytes();
+    llvm::Expected<cuda::DevicePtr> ptr = buffers.allocate(bytes);
+    if (!ptr)
+      return ptr.takeError();
+    args.push_back(*ptr);
+    if (llvm::is_contained(spec.results, i)) {
+      if (bytes % 4 != 0)
+        return fail(llvm::formatv("output argument #{0} has {1} bytes; "
+                                  "outputs must be a multiple of 4 bytes",
+                                  i, bytes));
+      if (llvm::Error e =
+              driver.fill32(*ptr, nanPattern(buffer.elementType), bytes / 4))
+        return std::move(e);
+      continue;
+    }
+    if (!llvm::is_contained({"f32", "f16", "bf16", "f64"}, buffer.elementType))
+      return fail("input argument #" + llvm::Twine(i) + " has element type '" +
+                  buffer.elementType + "': only float inputs are generated");
+    std::vector<uint8_t> &host = hostInputs[i];
+    host.resize(bytes);
+    for (int64_t e = 0, n = buffer.numElements(); e < n; ++e)
+      storeElement(host, buffer.elementType, e, normal(rng));
+    if (llvm::Error e = driver.copyToDevice(*ptr, host.data(), bytes))
+      return std::move(e);
+  }
+
+  // Kernel parameters: bare pointers to buffers, or scalar values.
+  for (Kernel &kernel : kernels) {
+    kernel.scalars.reserve(kernel.spec->params.size());
+    for (const KernelParamSpec &param : kernel.spec->params) {
+      if (param.kind == KernelParamSpec::Kind::Buffer) {
+        if (args[param.argument] % kernel.spec->pointerAlignment != 0)
+          return fail("buffer is less aligned than the kernel assumes");
+        kernel.params.push_back(&args[param.argument]);
+        continue;
+      }
+      uint64_t bits = 0;
+      llvm::StringRef type = param.scalarType, text = param.scalarValue;
+      if (type == "f32") {
+        float f = std::strtof(param.scalarValue.c_str(), nullptr);
+        std::memcpy(&bits, &f, 4);
+      } else if (type == "f64") {
+        double d = std::strtod(param.scalarValue.c_str(), nullptr);
+        std::memcpy(&bits, &d, 8);
+      } else if (type.starts_with("i")) {
+        int64_t v;
+        if (text.getAsInteger(10, v))
+          return fail("scalar parameter '" + text + "' is not an integer");
+        bits = static_cast<uint64_t>(v); // Little-endian: low bytes first.
+      } else {
+        return fail("unsupported scalar parameter type '" + type + "'");
+      }
+      kernel.scalars.push_back(bits);
+      kernel.params.push_back(&kernel.scalars.back());
+    }
+  }
+
+  auto runOnce = [&]() -> llvm::Error {
+    for (Kernel &kernel : kernels)
+      if (llvm::Error e = driver.launch(
+              kernel.function, kernel.spec->grid.data(),
+              kernel.spec->block.data(), kernel.spec->dynamicSharedMemory,
+              kernel.params))
+        return e;
+    return llvm::Error::success();
+  };
+
+  // Run once, then check.
+  if (llvm::Error e = runOnce())
+    return std::move(e);
+  if (llvm::Error e = driver.synchronize())
+    return std::move(e);
+
+  result.reference = "none";
+  if (spec.workload && spec.workload->kind == "matmul_relu" &&
+      options.reference != "none") {
+    const WorkloadSpec &w = *spec.workload;
+    const BufferSpec &in = spec.arguments[w.lhs], &out = spec.arguments[w.out];
+    if (spec.arguments[w.rhs].elementType != in.elementType)
+      return fail("matmul_relu with different lhs and rhs element types");
+    bool cpu = options.reference == "cpu" ||
+               (options.reference == "auto" && w.m * w.n * w.k <= (1ll << 27));
+    std::vector<double> reference;
+    if (cpu) {
+      reference = cpuMatmulRelu(w, hostInputs[w.lhs], hostInputs[w.rhs],
+                                in.elementType);
+      result.reference = "cpu-f64";
+    } else {
+      llvm::Expected<cuda::DevicePtr> refPtr =
+          buffers.allocate(w.m * w.n * sizeof(double));
+      if (!refPtr)
+        return refPtr.takeError();
+      if (llvm::Error e = gpuMatmulRelu(driver, w, in.elementType,
+                                        args[w.lhs], args[w.rhs], *refPtr))
+        return std::move(e);
+      reference.resize(w.m * w.n);
+      if (llvm::Error e = driver.copyToHost(reference.data(), *refPtr,
+                                            reference.size() * sizeof(double)))
+        return std::move(e);
+      result.reference = "gpu-f64";
+    }
+    std::vector<uint8_t> output(out.numElements() * out.elementBytes());
+    if (llvm::Error e =
+            driver.copyToHost(output.data(), args[w.out], output.size()))
+      return std::move(e);
+    double errorSq = 0, refSq = 0, maxAbs = 0;
+    for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+      double value = loadElement(output, out.elementType, i);
+      if (std::isnan(value)) {
+        ++result.nanCount;
+        continue;
+      }
+      double diff = value - reference[i];
+      errorSq += diff * diff;
+      refSq += reference[i] * reference[i];
+      maxAbs = std::max(maxAbs, std::fabs(diff));
+    }
+    result.checked = true;
+    result.relativeError = refSq > 0 ? std::sqrt(errorSq / refSq)
+                                     : std::sqrt(errorSq);
+    result.maxAbsError = maxAbs;
+    result.tolerance = options.tolerance > 0
+                           ? options.tolerance
+                           : defaultTolerance(out.elementType);
+    result.passed = result.nanCount == 0 && std::isfinite(result.relativeError) &&
+                    result.relativeError <= result.tolerance;
+  }
+
+  // Time: L2 flushed before each repeat, one event pair per repeat.
+  Buffers flush{driver, {}};
+  cuda::DevicePtr flushPtr = 0;
+  const size_t flushBytes = 256ull << 20;
+  if (options.flushL2) {
+    llvm::Expected<cuda::DevicePtr> p = flush.allocate(flushBytes);
+    if (!p)
+      return p.takeError();
+    flushPtr = *p;
+  }
+  llvm::Expected<cuda::Event> probeStart = driver.createEvent();
+  llvm::Expected<cuda::Event> probeEnd = driver.createEvent();
+  if (!probeStart || !probeEnd)
+    return fail("cannot create CUDA events");
+  auto timeOne = [&](cuda::Event start, cuda::Event end) -> llvm::Error {
+    if (flushPtr)
+      if (llvm::Error e = driver.fill32(flushPtr, 0, flushBytes / 4))
+        return e;
+    if (llvm::Error e = driver.record(start))
+      return e;
+    if (llvm::Error e = runOnce())
+      return e;
+    return driver.record(end);
+  };
+  // Estimate one run's time, then size warm-up and repeats by budget.
+  double estimate = 0;
+  for (int i = 0; i < 5; ++i) {
+    if (llvm::Error e = timeOne(*probeStart, *probeEnd))
+      return std::move(e);
+    llvm::Expected<float> ms = driver.elapsedMs(*probeStart, *probeEnd);
+    if (!ms)
+      return ms.takeError();
+    estimate += *ms / 5;
+  }
+  estimate = std::max(estimate, 1e-4);
+  int warmup = std::clamp(int(options.warmupMs / estimate), 1, options.maxRepeats);
+  int repeats = std::clamp(int(options.repeatMs / estimate), options.minRepeats,
+                           options.maxRepeats);
+  for (int i = 0; i < warmup; ++i)
+    if (llvm::Error e = runOnce())
+      return std::move(e);
+  std::vector<cuda::Event> events;
+  for (int i = 0; i < 2 * repeats; ++i) {
+    llvm::Expected<cuda::Event> event = driver.createEvent();
+    if (!event)
+      return event.takeError();
+    events.push_back(*event);
+  }
+  auto destroyEvents = llvm::make_scope_exit([&] {
+    for (cuda::Event e : events)
+      driver.destroyEvent(e);
+    driver.destroyEvent(*probeStart);
+    driver.destroyEvent(*probeEnd);
+  });
+  for (int i = 0; i < repeats; ++i)
+    if (llvm::Error e = timeOne(events[2 * i], events[2 * i + 1]))
+      return std::move(e);
+  if (llvm::Error e = driver.synchronize())
+    return std::move(e);
+  std::vector<double> times;
+  for (int i = 0; i < repeats; ++i) {
+    llvm::Expected<float> ms = driver.elapsedMs(events[2 * i], events[2 * i + 1]);
+    if (!ms)
+      return ms.takeError();
+    times.push_back(*ms);
+  }
+  std::sort(times.begin(), times.end());
+  result.repeats = repeats;
+  result.minMs = times.front();
+  result.maxMs = times.back();
+  result.medianMs = repeats % 2 ? times[repeats / 2]
+                                : (times[repeats / 2 - 1] + times[repeats / 2]) / 2;
+  if (spec.workload && spec.workload->kind == "matmul_relu")
+    result.tflops = 2.0 * spec.workload->m * spec.workload->n *
+                    spec.workload->k / (result.medianMs * 1e-3) / 1e12;
+  return result;
+}
+
+llvm::json::Value tessel::toJSON(const RunResult &r) {
+  return llvm::json::Object{
+      {"function", r.function},
+      {"device", r.device},
+      {"chip", r.chip},
+      {"reference", r.reference},
+      {"checked", r.checked},
+      {"passed", r.passed},
+      {"relative_error", r.relativeError},
+      {"max_abs_error", r.maxAbsError},
+      {"tolerance", r.tolerance},
+      {"nan_count", r.nanCount},
+      {"repeats", r.repeats},
+      {"median_ms", r.medianMs},
+      {"min_ms", r.minMs},
+      {"max_ms", r.maxMs},
+      {"tflops", r.tflops},
+  };
+}

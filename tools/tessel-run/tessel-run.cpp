@@ -1,0 +1,112 @@
+//===- tessel-run.cpp - Run, check and time exported Tessel kernels -------===//
+//
+//   tessel-run out/matmul_relu.launch.json [--json] [--seed=N] ...
+//
+// Reads the launch spec written by --tessel-export-kernels, runs the
+// function's kernels on the GPU, checks the output against a reference and
+// prints the time. Needs an NVIDIA driver, neither LLVM nor a CUDA toolkit.
+// Exit status: 0 output correct (or not checkable), 1 error, 2 wrong output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Runtime/CudaDriver.h"
+#include "tessel/Runtime/LaunchSpec.h"
+#include "tessel/Runtime/Runner.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+static cl::OptionCategory category("tessel-run options");
+static cl::opt<std::string> specPath(cl::Positional, cl::Required,
+                                     cl::desc("<function>.launch.json"),
+                                     cl::cat(category));
+static cl::opt<bool> asJson("json", cl::desc("Print one JSON object"),
+                            cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
+                              cl::init(1), cl::cat(category));
+static cl::opt<int> deviceOrdinal("device", cl::desc("CUDA device ordinal"),
+                                  cl::init(0), cl::cat(category));
+static cl::opt<double> warmupMs("warmup-ms", cl::desc("Warm-up budget (ms)"),
+                                cl::init(50), cl::cat(category));
+static cl::opt<double> repeatMs("rep-ms", cl::desc("Measurement budget (ms)"),
+                                cl::init(200), cl::cat(category));
+static cl::opt<std::string>
+    reference("reference",
+              cl::desc("Reference: auto (CPU if small, else GPU), cpu, gpu, none"),
+              cl::init("auto"), cl::cat(category));
+static cl::opt<double>
+    tolerance("tolerance",
+              cl::desc("Relative error bound (default by dtype: f32 1e-5, "
+                       "f16/bf16 1e-2)"),
+              cl::init(0), cl::cat(category));
+static cl::opt<bool> noFlush("no-flush-l2",
+                             cl::desc("Do not flush L2 between repeats"),
+                             cl::cat(category));
+
+static int error(const Twine &message) {
+  WithColor::error(errs(), "tessel-run") << message << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Run, check and time exported Tessel kernels\n");
+  if (!is_contained({"auto", "cpu", "gpu", "none"}, StringRef(reference)))
+    return error("--reference must be auto, cpu, gpu or none");
+  if (warmupMs < 0 || repeatMs <= 0)
+    return error("--warmup-ms must be >= 0 and --rep-ms > 0");
+
+  Expected<tessel::HostFunctionSpec> spec = tessel::readLaunchSpec(specPath);
+  if (!spec)
+    return error(toString(spec.takeError()));
+  Expected<std::unique_ptr<tessel::cuda::Driver>> driver =
+      tessel::cuda::Driver::open(deviceOrdinal);
+  if (!driver)
+    return error(toString(driver.takeError()));
+
+  tessel::RunOptions options;
+  options.seed = seed;
+  options.warmupMs = warmupMs;
+  options.repeatMs = repeatMs;
+  options.reference = reference;
+  options.tolerance = tolerance;
+  options.flushL2 = !noFlush;
+  Expected<tessel::RunResult> result = tessel::runHostFunction(
+      **driver, *spec, sys::path::parent_path(specPath), options);
+  if (!result)
+    return error(toString(result.takeError()));
+
+  const tessel::RunResult &r = *result;
+  if (asJson) {
+    outs() << formatv("{0:2}", tessel::toJSON(r)) << "\n";
+  } else {
+    const tessel::cuda::DeviceInfo &d = (*driver)->device();
+    outs() << formatv("device:  {0} ({1}, {2} SMs)\n", d.name, d.chip(),
+                      d.multiprocessors);
+    outs() << formatv("kernel:  {0} ({1} launch(es))\n", r.function,
+                      spec->launches.size());
+    if (r.checked)
+      outs() << formatv("check:   {0}  relative error {1:e2} (tolerance "
+                        "{2:e1}), max abs error {3:e2}, {4} NaN, against "
+                        "{5} reference\n",
+                        r.passed ? "PASS" : "FAIL", r.relativeError,
+                        r.tolerance, r.maxAbsError, r.nanCount, r.reference);
+    else
+      outs() << "check:   none (no reference for this workload)\n";
+    outs() << formatv("time:    median {0:f4} ms  min {1:f4} ms  max {2:f4} ms"
+                      "  ({3} repeats, L2 {4})\n",
+                      r.medianMs, r.minMs, r.maxMs, r.repeats,
+                      noFlush ? "not flushed" : "flushed");
+    if (r.tflops > 0)
+      outs() << formatv("rate:    {0:f1} TFLOP/s\n", r.tflops);
+  }
+  return r.checked && !r.passed ? 2 : 0;
+}
