@@ -208,7 +208,7 @@ STORE:
   st.global.f64 [%rd9], %fd1;
 DONE:
   ret;
-}}
+}
 )",
                        bytes, load("%rd5", "%fd2"), load("%rd7", "%fd3"))
       .str();

@@ -1,0 +1,72 @@
+// Payloads tessel-lower-to-ptx refuses, with the reason, before any
+// lowering (its first step is tessel-check-kernel-payload).
+// RUN: tessel-opt %s --tessel-lower-to-ptx --split-input-file --verify-diagnostics
+
+// An example as written (tensors, no schedule applied) is rejected.
+// RUN: not tessel-opt %examples/matmul_relu_256x1024x1024_f32.mlir --tessel-lower-to-ptx 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=UNSCHEDULED
+// UNSCHEDULED: matmul_relu_256x1024x1024_f32.mlir:4:1: error: function 'matmul_relu' still has tensor arguments: apply a schedule that bufferizes (e.g. --tessel-apply-schedule) before lowering
+// UNSCHEDULED-NOT: error:
+
+// Target options that the NVVM target rejects are reported on the kernel.
+// RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="opt-level=7" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=OPT-LEVEL
+// OPT-LEVEL: scale-kernel.mlir:7:3: error: Invalid optimization level: 7.
+// RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="chip=kepler" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CHIP
+// CHIP: scale-kernel.mlir:7:3: error: Minimum NVVM target SM version is sm_20
+
+// expected-error@below {{function 'on_tensors' still has tensor arguments: apply a schedule that bufferizes (e.g. --tessel-apply-schedule) before lowering}}
+func.func @on_tensors(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<16x16xf32>, tensor<16x16xf32>)
+                     outs(%f : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %m : tensor<16x16xf32>
+}
+
+// -----
+
+// Bufferized, but the work was never mapped to the GPU.
+func.func @on_host(%a: memref<16x16xf32>, %b: memref<16x16xf32>, %c: memref<16x16xf32>) {
+  // expected-error@below {{computation left on the host: the schedule must map all work into gpu.launch}}
+  linalg.matmul ins(%a, %b : memref<16x16xf32>, memref<16x16xf32>)
+                outs(%c : memref<16x16xf32>)
+  return
+}
+
+// -----
+
+// expected-error@below {{argument #0 of 'dynamic' has type 'memref<?xf32>': dynamic shapes are not supported}}
+func.func @dynamic(%a: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @device_malloc(%a: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error@below {{memref.alloc inside a GPU kernel would become a device malloc}}
+    %tmp = memref.alloc() : memref<64xf32>
+    memref.copy %a, %tmp : memref<64xf32> to memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// expected-error@below {{no gpu.launch in the module: nothing to compile to PTX (was a schedule applied?)}}
+module {
+  func.func @nothing(%a: memref<64xf32>) -> memref<64xf32> {
+    return %a : memref<64xf32>
+  }
+}

@@ -1,0 +1,172 @@
+// RUN: rm -rf %t
+// RUN: tessel-opt %s --tessel-export-kernels=dir=%t/out --split-input-file --verify-diagnostics
+
+// The directory cannot be created under a regular file.
+// RUN: mkdir -p %t && touch %t/file
+// RUN: not tessel-opt %S/export-kernels.mlir --tessel-export-kernels=dir=%t/file/out 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NO-DIR
+// NO-DIR: error: cannot create directory '{{.*}}file{{/|\\}}out':
+
+// expected-error@below {{no host function launches a kernel: nothing to export}}
+module attributes {gpu.container_module} {
+  func.func @nothing(%a: memref<4xf32>) {
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @dynamic_grid(%a: memref<4xf32>, %n: memref<1xi32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %x = memref.load %n[%c0] : memref<1xi32>
+    %grid = arith.index_cast %x : i32 to index
+    // expected-error@below {{grid size x is not a positive constant; Tessel launches need static launch sizes}}
+    gpu.launch_func @kernels::@k blocks in (%grid, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @zero_block(%a: memref<4xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // expected-error@below {{block size y is not a positive constant; Tessel launches need static launch sizes}}
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c0, %c1)
+        args(%a : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @dynamic_smem(%a: memref<4xf32>, %n: memref<1xi32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %smem = memref.load %n[%c0] : memref<1xi32>
+    // expected-error@below {{dynamic shared memory size is not a constant}}
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        dynamic_shared_memory_size %smem args(%a : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+// An index constant has no fixed size in a plain launcher's ABI.
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @index_param(%a: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error@below {{kernel argument #1 is neither an argument of 'index_param' nor a non-index scalar constant; a plain launcher cannot provide it}}
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4xf32>, %c1 : index)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @host_buffer(%a: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    %tmp = memref.alloc() : memref<4xf32>
+    // expected-error@below {{kernel argument #0 is neither an argument of 'host_buffer' nor a non-index scalar constant; a plain launcher cannot provide it}}
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%tmp : memref<4xf32>, %a : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%a: memref<4xf32>) kernel {
+      gpu.return
+    }
+  }
+  // expected-error@below {{launch of @kernels::@k has no gpu.binary: run tessel-lower-to-ptx first}}
+  func.func @not_serialized(%a: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{argument #1 has type 'f32': only statically shaped, row-major memrefs are supported}}
+  func.func @scalar_arg(%a: memref<4xf32>, %s: f32) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4xf32>, %s : f32)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{argument #0 has type 'memref<4x4xf32, strided<[8, 1]>>': only statically shaped, row-major memrefs are supported}}
+  func.func @strided_arg(%a: memref<4x4xf32, strided<[8, 1]>>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4x4xf32, strided<[8, 1]>>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @returns_new_buffer(%a: memref<4xf32>) -> memref<4xf32> {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4xf32>)
+    %b = memref.alloc() : memref<4xf32>
+    // expected-error@below {{function 'returns_new_buffer' returns a value that is not one of its arguments; Tessel host functions write their results in place}}
+    return %b : memref<4xf32>
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  // expected-error@below {{expected exactly one object (one target) per gpu.binary, found 2}}
+  gpu.binary @kernels [#gpu.object<#nvvm.target<chip = "sm_80">, assembly = "">,
+                       #gpu.object<#nvvm.target<chip = "sm_90">, assembly = "">]
+  func.func @two_targets(%a: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @cluster(%a: memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error@below {{cluster launches are not supported yet}}
+    gpu.launch_func @kernels::@k clusters in (%c1, %c1, %c1) blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<4xf32>)
+    return
+  }
+}
