@@ -16,6 +16,9 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -75,10 +78,67 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
 }
 
+/// The lowest PTX ISA version LLVM's NVPTX backend accepts for a chip.
+static std::optional<int> minimumPtxVersion(StringRef chip) {
+  return llvm::StringSwitch<std::optional<int>>(chip)
+      .Case("sm_70", 60)
+      .Case("sm_72", 61)
+      .Case("sm_75", 63)
+      .Case("sm_80", 70)
+      .Case("sm_86", 71)
+      .Case("sm_87", 74)
+      .Case("sm_89", 78)
+      .Case("sm_90", 78)
+      .Case("sm_90a", 80)
+      .Cases({"sm_100", "sm_100a", "sm_101", "sm_101a"}, 86)
+      .Cases({"sm_120", "sm_120a"}, 87)
+      .Default(std::nullopt);
+}
+
+std::string tessel::validateLowerToPtxOptions(const LowerToPtxOptions &options) {
+  std::optional<int> minPtx = minimumPtxVersion(options.chip);
+  if (!minPtx)
+    return "chip '" + options.chip +
+           "' is not a supported NVIDIA target (sm_70 ... sm_120a)";
+  int ptx = 0;
+  for (StringRef feature : llvm::split(StringRef(options.features), ','))
+    if (feature.consume_front("+ptx") && feature.getAsInteger(10, ptx))
+      return "malformed PTX feature in '" + options.features + "'";
+  if (ptx == 0)
+    return "features '" + options.features +
+           "' name no PTX version (e.g. +ptx80)";
+  if (ptx < *minPtx)
+    return llvm::formatv("PTX version {0}.{1} does not support {2}: use "
+                         "features=+ptx{3} or higher",
+                         ptx / 10, ptx % 10, options.chip, *minPtx)
+        .str();
+  if (options.optLevel < 0 || options.optLevel > 3)
+    return "opt-level must be 0, 1, 2 or 3";
+  if (options.indexBitwidth != 32 && options.indexBitwidth != 64)
+    return "index-bitwidth must be 32 or 64";
+  if (options.pointerAlignment < 1 || options.pointerAlignment > 256 ||
+      !llvm::isPowerOf2_64(options.pointerAlignment))
+    return "pointer-alignment must be a power of two between 1 and 256";
+  return "";
+}
+
 void tessel::registerPipelines() {
-  PassPipelineRegistration<LowerToPtxOptions>(
+  registerPassPipeline(
       "tessel-lower-to-ptx",
       "Lower a scheduled payload (gpu.launch on memrefs) to host functions "
       "launching PTX kernels held in gpu.binary ops",
-      buildLowerToPtxPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        LowerToPtxOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (std::string error = validateLowerToPtxOptions(options);
+            !error.empty())
+          return errorHandler("tessel-lower-to-ptx: " + error);
+        buildLowerToPtxPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> handler) {
+        handler(LowerToPtxOptions());
+      });
 }

@@ -111,6 +111,7 @@ DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
   SmallVector<int64_t> blockDims = {1, 1, 1};
   bool foundThreadForall = false;
   Operation *dynamicForall = nullptr;
+  Operation *unnormalizedForall = nullptr;
   launch.walk([&](scf::ForallOp forall) {
     std::optional<ArrayAttr> mapping = forall.getMapping();
     if (!mapping)
@@ -130,6 +131,8 @@ DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
         dynamicForall = forall;
         continue;
       }
+      if (*lb != 0 || *step != 1)
+        unnormalizedForall = forall;
       blockDims[*dim] =
           std::max<int64_t>(blockDims[*dim],
                                    llvm::divideCeilSigned(*ub - *lb, *step));
@@ -152,10 +155,25 @@ DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
     return diag;
   }
 
+  if (unnormalizedForall) {
+    // Checked before the launch is resized: the upstream mapping rejects
+    // such loops only after that.
+    DiagnosedSilenceableFailure diag =
+        emitSilenceableError()
+        << "thread-mapped scf.forall must have zero lower bounds and unit "
+           "steps (tile with tile_using_forall, which produces them)";
+    diag.attachNote(unnormalizedForall->getLoc()) << "scf.forall";
+    return diag;
+  }
+
+  auto constantOr = [](Value v) -> std::optional<int64_t> {
+    return getConstantIntValue(v);
+  };
   auto transformOp = cast<transform::TransformOpInterface>(getOperation());
   DiagnosedSilenceableFailure diag = transform::gpu::checkGpuLimits(
-      transformOp, std::nullopt, std::nullopt, std::nullopt, blockDims[0],
-      blockDims[1], blockDims[2]);
+      transformOp, constantOr(launch.getGridSizeX()),
+      constantOr(launch.getGridSizeY()), constantOr(launch.getGridSizeZ()),
+      blockDims[0], blockDims[1], blockDims[2]);
   if (!diag.succeeded()) {
     if (diag.isSilenceableFailure())
       diag.attachNote(target->getLoc())

@@ -100,9 +100,15 @@ LogicalResult ApplySchedule::selectKnobs() {
           if (auto typed = dyn_cast<TypedAttr>(options[0]))
             type = typed.getType();
       size_t numRead = 0;
-      Attribute value =
-          parseAttribute(valueText, knob.getContext(), type, &numRead,
-                         /*isKnownNullTerminated=*/false);
+      Attribute value;
+      {
+        // The parser's own message points into the option string; the
+        // error below says the same with the knob's location.
+        ScopedDiagnosticHandler quiet(knob.getContext(),
+                                      [](Diagnostic &) { return success(); });
+        value = parseAttribute(valueText, knob.getContext(), type, &numRead,
+                               /*isKnownNullTerminated=*/false);
+      }
       if (!value || numRead != valueText.size())
         return emitError(knob.getLoc())
                << "cannot parse '" << valueText << "' as a value of knob '"

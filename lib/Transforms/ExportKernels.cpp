@@ -79,12 +79,14 @@ LogicalResult ExportKernels::writeFile(Location loc, StringRef name,
 
 void ExportKernels::runOnOperation() {
   ModuleOp module = getOperation();
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
-    emitError(module.getLoc())
-        << "cannot create directory '" << dir << "': " << ec.message();
-    return signalPassFailure();
-  }
 
+  // Everything is checked before anything is written: a failure leaves no
+  // partial output.
+  struct File {
+    Location loc;
+    std::string name, contents;
+  };
+  SmallVector<File> files;
   llvm::StringMap<std::string> imageOf;
   llvm::StringMap<StringRef> ptxOf;
   for (auto binary : module.getOps<gpu::BinaryOp>()) {
@@ -98,9 +100,7 @@ void ExportKernels::runOnOperation() {
     auto object = cast<gpu::ObjectAttr>(objects.front());
     std::string name =
         (binary.getSymName() + "." + extensionOf(object.getFormat())).str();
-    if (failed(writeFile(binary.getLoc(), name,
-                         object.getObject().getValue())))
-      return signalPassFailure();
+    files.push_back({binary.getLoc(), name, object.getObject().getValue().str()});
     imageOf[binary.getSymName()] = name;
     if (object.getFormat() == gpu::CompilationTarget::Assembly)
       ptxOf[binary.getSymName()] = object.getObject().getValue();
@@ -132,9 +132,8 @@ void ExportKernels::runOnOperation() {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::formatv("{0:2}", tessel::toJSON(*spec)) << "\n";
-    if (failed(writeFile(func.getLoc(),
-                         (func.getSymName() + ".launch.json").str(), text)))
-      return signalPassFailure();
+    files.push_back(
+        {func.getLoc(), (func.getSymName() + ".launch.json").str(), text});
     any = true;
   }
   if (!any) {
@@ -142,4 +141,12 @@ void ExportKernels::runOnOperation() {
                           "export";
     return signalPassFailure();
   }
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    emitError(module.getLoc())
+        << "cannot create directory '" << dir << "': " << ec.message();
+    return signalPassFailure();
+  }
+  for (const File &file : files)
+    if (failed(writeFile(file.loc, file.name, file.contents)))
+      return signalPassFailure();
 }

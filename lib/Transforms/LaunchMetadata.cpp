@@ -170,7 +170,7 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
       std::optional<int64_t> bytes = getConstantIntValue(smem);
       if (!bytes || *bytes < 0)
         return launch.emitError()
-               << "dynamic shared memory size is not a constant";
+               << "dynamic shared memory size is not a non-negative constant";
       ls.dynamicSharedMemory = *bytes;
     }
     for (auto [i, operand] : llvm::enumerate(launch.getKernelOperands())) {

@@ -101,12 +101,18 @@ struct SetVectorAlignment
 
 } // namespace
 
-/// Alignment in bytes known for the start of `memref`'s buffer, or 0.
+/// Alignment in bytes known for the start of `memref`'s buffer, or 0. Only
+/// the buffer arguments of kernels carry the runtime's guarantee: workgroup
+/// and private attributions, other blocks' arguments and non-kernel
+/// functions' arguments do not.
 static int64_t baseAlignment(Value memref, int64_t pointerAlignment) {
-  if (auto arg = dyn_cast<BlockArgument>(memref))
-    return isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp())
-               ? pointerAlignment
-               : 0;
+  if (auto arg = dyn_cast<BlockArgument>(memref)) {
+    auto func = dyn_cast<gpu::GPUFuncOp>(arg.getOwner()->getParentOp());
+    bool isKernelArgument = func && func.isKernel() &&
+                            arg.getOwner() == &func.front() &&
+                            arg.getArgNumber() < func.getNumArguments();
+    return isKernelArgument ? pointerAlignment : 0;
+  }
   if (auto alloc = memref.getDefiningOp<memref::AllocaOp>())
     return alloc.getAlignment().value_or(0);
   if (auto alloc = memref.getDefiningOp<memref::AllocOp>())

@@ -8,13 +8,32 @@
 // UNSCHEDULED: matmul_relu_256x1024x1024_f32.mlir:4:1: error: function 'matmul_relu' still has tensor arguments: apply a schedule that bufferizes (e.g. --tessel-apply-schedule) before lowering
 // UNSCHEDULED-NOT: error:
 
-// Target options that the NVVM target rejects are reported on the kernel.
+// Invalid target options are rejected when the pipeline is built, before
+// any IR is touched (LLVM would otherwise abort or emit bogus PTX).
 // RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="opt-level=7" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OPT-LEVEL
-// OPT-LEVEL: scale-kernel.mlir:7:3: error: Invalid optimization level: 7.
+// OPT-LEVEL: error: tessel-lower-to-ptx: opt-level must be 0, 1, 2 or 3
 // RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="chip=kepler" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHIP
-// CHIP: scale-kernel.mlir:7:3: error: Minimum NVVM target SM version is sm_20
+// CHIP: error: tessel-lower-to-ptx: chip 'kepler' is not a supported NVIDIA target
+// RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="chip=gfx90a" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=AMD
+// AMD: error: tessel-lower-to-ptx: chip 'gfx90a' is not a supported NVIDIA target
+// RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="chip=sm_90 features=+ptx70" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PTX
+// PTX: error: tessel-lower-to-ptx: PTX version 7.0 does not support sm_90: use features=+ptx78 or higher
+// RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="chip=sm_90a features=+ptx78" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PTX90A
+// PTX90A: PTX version 7.8 does not support sm_90a: use features=+ptx80 or higher
+// RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="features=+sse" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOPTX
+// NOPTX: features '+sse' name no PTX version (e.g. +ptx80)
+// RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="index-bitwidth=16" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=INDEX
+// INDEX: error: tessel-lower-to-ptx: index-bitwidth must be 32 or 64
+// RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="pointer-alignment=3" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ALIGN
+// ALIGN: error: tessel-lower-to-ptx: pointer-alignment must be a power of two between 1 and 256
 
 // expected-error@below {{function 'on_tensors' still has tensor arguments: apply a schedule that bufferizes (e.g. --tessel-apply-schedule) before lowering}}
 func.func @on_tensors(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {

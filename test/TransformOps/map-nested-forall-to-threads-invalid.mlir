@@ -183,3 +183,33 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A thread forall with a non-zero lower bound or a non-unit step is refused
+// before the launch is resized.
+
+func.func @unnormalized(%x: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %zero = arith.constant 0.0 : f32
+    // expected-note@below {{scf.forall}}
+    scf.forall (%i) = (0) to (64) step (2) {
+      memref.store %zero, %x[%i] : memref<64xf32>
+    } {mapping = [#gpu.thread<x>]}
+    gpu.terminator
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %launch = transform.structured.match ops{["gpu.launch"]} in %arg0
+        : (!transform.any_op) -> !transform.any_op
+    // expected-error@below {{thread-mapped scf.forall must have zero lower bounds and unit steps}}
+    transform.tessel.map_nested_forall_to_threads %launch
+        : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -52,7 +52,7 @@ module attributes {gpu.container_module} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %smem = memref.load %n[%c0] : memref<1xi32>
-    // expected-error@below {{dynamic shared memory size is not a constant}}
+    // expected-error@below {{dynamic shared memory size is not a non-negative constant}}
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         dynamic_shared_memory_size %smem args(%a : memref<4xf32>)
     return

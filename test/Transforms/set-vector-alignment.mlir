@@ -153,3 +153,25 @@ func.func @host(%A: memref<64xf32>) -> vector<4xf32> {
   %v = vector.load %A[%c0] : memref<64xf32>, vector<4xf32>
   return %v : vector<4xf32>
 }
+
+// -----
+
+// Workgroup attributions carry no alignment guarantee from the runtime: no
+// alignment is claimed for their accesses (only the kernel's buffer
+// argument gets one).
+// CHECK-LABEL: gpu.module @workgroup
+// CHECK:         gpu.func @k(%{{.*}}: memref<64xf32> {llvm.align = 16 : i64})
+// CHECK:           vector.load %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NOT:       alignment
+// CHECK:           vector.store %{{.*}} {alignment = 16 : i64} : memref<64xf32>, vector<4xf32>
+gpu.module @workgroup {
+  gpu.func @k(%out: memref<64xf32>)
+      workgroup(%wg: memref<64xf32, #gpu.address_space<workgroup>>) kernel {
+    %tx = gpu.thread_id x
+    %c4 = arith.constant 4 : index
+    %i = arith.muli %tx, %c4 : index
+    %v = vector.load %wg[%i] : memref<64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+    vector.store %v, %out[%i] : memref<64xf32>, vector<4xf32>
+    gpu.return
+  }
+}

@@ -37,6 +37,10 @@ struct LowerToPtxOptions : public mlir::PassPipelineOptions<LowerToPtxOptions> {
 void buildLowerToPtxPipeline(mlir::OpPassManager &pm,
                              const LowerToPtxOptions &options);
 
+/// Returns why `options` cannot produce PTX (unknown chip, a PTX version the
+/// chip does not support, ...), or an empty string when they can.
+std::string validateLowerToPtxOptions(const LowerToPtxOptions &options);
+
 void registerPipelines();
 
 } // namespace tessel
