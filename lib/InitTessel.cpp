@@ -24,5 +24,3 @@ void tessel::registerAllPasses() {
   tessel::registerTesselPasses();
   tessel::registerPipelines();
 }
-
-const char *tessel::getVersion() { return TESSEL_VERSION_STRING; }

@@ -17,6 +17,7 @@ config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tessel_src", config.tessel_src_root))
+config.substitutions.append(("%tessel_tools", config.tessel_tools_dir))
 config.substitutions.append(
     ("%schedules", os.path.join(config.tessel_src_root, "schedules")))
 config.substitutions.append(

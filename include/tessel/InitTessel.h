@@ -22,9 +22,6 @@ void registerAllDialects(mlir::DialectRegistry &registry);
 /// Tessel's passes and pipelines. Call once per process.
 void registerAllPasses();
 
-/// The compiler version recorded with kernels and tuning results.
-const char *getVersion();
-
 } // namespace tessel
 
 #endif // TESSEL_INITTESSEL_H

@@ -2,8 +2,10 @@
 
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
+#include "tessel/Tuning/Database.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
@@ -11,6 +13,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 namespace tessel {
 #define GEN_PASS_DEF_TESSELAPPLYSCHEDULE
@@ -29,9 +32,12 @@ struct ApplySchedule
   void runOnOperation() override;
 
 private:
-  /// Sets `selected` on the schedule's knobs from the `knobs` option, checking
-  /// names and values; every knob must end up with a value.
-  LogicalResult selectKnobs();
+  /// Sets `selected` on the schedule's knobs from `assignments` (name=value),
+  /// checking names and values; every knob must end up with a value.
+  LogicalResult selectKnobs(ArrayRef<std::string> assignments);
+  /// The knobs of the best record in the tuning database `db` for this
+  /// payload, followed by the `knobs` option (which wins).
+  FailureOr<SmallVector<std::string>> knobsFromDatabase(ModuleOp payload);
 
   /// Shared with clones of the pass (one per pass-manager thread).
   std::shared_ptr<OwningOpRef<ModuleOp>> library;
@@ -55,10 +61,55 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
   if (failed(transform::detail::parseTransformModuleFromFile(
           context, schedule, *library)))
     return emitError(loc) << "cannot parse schedule file '" << schedule << "'";
-  return selectKnobs();
+  // With a database, the knobs depend on the payload: chosen when it runs.
+  if (!db.empty())
+    return success();
+  return selectKnobs(knobs);
 }
 
-LogicalResult ApplySchedule::selectKnobs() {
+FailureOr<SmallVector<std::string>>
+ApplySchedule::knobsFromDatabase(ModuleOp payload) {
+  Location loc = payload.getLoc();
+  if (auto funcs = payload.getOps<func::FuncOp>(); !funcs.empty())
+    loc = (*funcs.begin()).getLoc();
+  llvm::Expected<tessel::TuningDatabase> database =
+      tessel::TuningDatabase::open(db);
+  if (!database)
+    return emitError(loc) << llvm::toString(database.takeError());
+  llvm::Expected<std::string> workload = tessel::workloadKey(payload);
+  if (!workload)
+    return emitError(loc) << "cannot take knobs from '" << db
+                          << "': " << llvm::toString(workload.takeError());
+  auto text = llvm::MemoryBuffer::getFile(schedule);
+  if (!text)
+    return emitError(loc) << "cannot read schedule file '" << schedule << "'";
+  tessel::TuningKey key{*workload, device,
+                        tessel::hashSchedule((*text)->getBuffer()),
+                        tessel::compilerId()};
+  if (key.device.empty()) {
+    std::vector<std::string> devices = database->devicesFor(key);
+    if (devices.size() != 1)
+      return emitError(loc)
+             << "tuning database '" << db << "' has records of '"
+             << key.workload << "' with this schedule and compiler for "
+             << devices.size()
+             << " devices; choose one with device=<name as recorded>";
+    key.device = devices.front();
+  }
+  const tessel::TuningRecord *best = database->best(key);
+  if (!best)
+    return emitError(loc) << "tuning database '" << db
+                          << "' has no verified record of '" << key.workload
+                          << "' on '" << key.device
+                          << "' for this schedule and compiler: tune first";
+  SmallVector<std::string> result;
+  for (const auto &[name, value] : best->knobs)
+    result.push_back(name + "=" + value);
+  result.append(knobs.begin(), knobs.end());
+  return result;
+}
+
+LogicalResult ApplySchedule::selectKnobs(ArrayRef<std::string> assignments) {
   ModuleOp module = library->get();
   llvm::MapVector<StringRef, SmallVector<transform::tune::KnobOp>> byName;
   module.walk([&](transform::tune::KnobOp knob) {
@@ -72,8 +123,26 @@ LogicalResult ApplySchedule::selectKnobs() {
     return names.empty() ? std::string("none") : names;
   };
 
+  // Later assignments of a name win (database values, then knobs=).
+  llvm::StringMap<std::string> lastValue;
+  SmallVector<std::string> unique;
+  for (const std::string &assignment : assignments) {
+    StringRef name = StringRef(assignment).split('=').first.trim();
+    if (lastValue.count(name) && !db.empty()) {
+      lastValue[name] = assignment;
+      continue;
+    }
+    lastValue[name] = assignment;
+    unique.push_back(name.str());
+  }
+  SmallVector<std::string> merged;
+  for (const std::string &name : unique)
+    merged.push_back(lastValue[name]);
+  if (db.empty())
+    merged.assign(assignments.begin(), assignments.end());
+
   llvm::StringSet<> given;
-  for (const std::string &assignment : knobs) {
+  for (const std::string &assignment : merged) {
     auto [name, valueText] = StringRef(assignment).split('=');
     name = name.trim();
     valueText = valueText.trim();
@@ -146,6 +215,11 @@ LogicalResult ApplySchedule::selectKnobs() {
 void ApplySchedule::runOnOperation() {
   ModuleOp payload = getOperation();
   ModuleOp module = library->get();
+  if (!db.empty()) {
+    FailureOr<SmallVector<std::string>> assignments = knobsFromDatabase(payload);
+    if (failed(assignments) || failed(selectKnobs(*assignments)))
+      return signalPassFailure();
+  }
   auto entryOp = dyn_cast_or_null<transform::TransformOpInterface>(
       SymbolTable::lookupSymbolIn(module, entry));
   if (!entryOp) {

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -82,6 +83,34 @@ DictionaryAttr tessel::recognizeWorkload(func::FuncOp func) {
       b.getNamedAttr("accumulator_type",
                      b.getStringAttr(typeName(accType.getElementType()))),
   });
+}
+
+llvm::Expected<std::string> tessel::workloadKey(ModuleOp payload) {
+  auto fail = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  std::string key;
+  for (auto func : payload.getOps<func::FuncOp>()) {
+    DictionaryAttr w = recognizeWorkload(func);
+    if (!w)
+      continue;
+    if (!key.empty())
+      return fail("the payload has several functions to tune; tune one "
+                  "function per module");
+    auto num = [&](StringRef n) { return w.getAs<IntegerAttr>(n).getInt(); };
+    auto typeOf = [&](StringRef n) {
+      return typeName(
+          cast<ShapedType>(func.getArgumentTypes()[num(n)]).getElementType());
+    };
+    key = llvm::formatv("matmul_relu {0}x{1}x{2} {3}->{4} acc={5}", num("m"),
+                        num("n"), num("k"), typeOf("lhs"), typeOf("out"),
+                        w.getAs<StringAttr>("accumulator_type").getValue())
+              .str();
+  }
+  if (key.empty())
+    return fail("no function of the payload computes a workload Tessel can "
+                "check (relu(A x B) on its arguments)");
+  return key;
 }
 
 /// Reads the workload attribute back; ignores malformed ones.

@@ -5,11 +5,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/InitTessel.h"
+#include "tessel/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 
 int main(int argc, char **argv) {
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "Tessel " << tessel::getVersion() << "\n";
+  });
   tessel::registerAllPasses();
   mlir::DialectRegistry registry;
   tessel::registerAllDialects(registry);

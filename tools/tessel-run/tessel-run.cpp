@@ -12,6 +12,7 @@
 #include "tessel/Runtime/CudaDriver.h"
 #include "tessel/Runtime/LaunchSpec.h"
 #include "tessel/Runtime/Runner.h"
+#include "tessel/Version.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -23,7 +24,7 @@
 using namespace llvm;
 
 static cl::OptionCategory category("tessel-run options");
-static cl::opt<std::string> specPath(cl::Positional, cl::Required,
+static cl::opt<std::string> specPath(cl::Positional,
                                      cl::desc("<function>.launch.json"),
                                      cl::cat(category));
 static cl::opt<bool> asJson("json", cl::desc("Print one JSON object"),
@@ -45,6 +46,10 @@ static cl::opt<double>
               cl::desc("Relative error bound (default by dtype: f32 1e-5, "
                        "f16/bf16 1e-2)"),
               cl::init(0), cl::cat(category));
+static cl::opt<bool>
+    deviceInfo("device-info",
+               cl::desc("Print the device (name and chip) and exit"),
+               cl::cat(category));
 static cl::opt<bool> noFlush("no-flush-l2",
                              cl::desc("Do not flush L2 between repeats"),
                              cl::cat(category));
@@ -57,6 +62,8 @@ static int error(const Twine &message) {
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  cl::AddExtraVersionPrinter(
+      [](raw_ostream &os) { os << "Tessel " << tessel::getVersion() << "\n"; });
   cl::ParseCommandLineOptions(argc, argv,
                               "Run, check and time exported Tessel kernels\n");
   if (!is_contained({"auto", "cpu", "gpu", "none"}, StringRef(reference)))
@@ -64,6 +71,17 @@ int main(int argc, char **argv) {
   if (warmupMs < 0 || repeatMs <= 0)
     return error("--warmup-ms must be >= 0 and --rep-ms > 0");
 
+  if (deviceInfo) {
+    Expected<std::unique_ptr<tessel::cuda::Driver>> driver =
+        tessel::cuda::Driver::open(deviceOrdinal);
+    if (!driver)
+      return error(toString(driver.takeError()));
+    const tessel::cuda::DeviceInfo &d = (*driver)->device();
+    outs() << d.name << " (" << d.chip() << ")\n";
+    return 0;
+  }
+  if (specPath.empty())
+    return error("expected a <function>.launch.json file");
   Expected<tessel::HostFunctionSpec> spec = tessel::readLaunchSpec(specPath);
   if (!spec)
     return error(toString(spec.takeError()));

@@ -6,6 +6,7 @@
 #include "tessel/Runtime/LaunchSpec.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 
 namespace tessel {
 
@@ -16,6 +17,11 @@ constexpr llvm::StringLiteral kWorkloadAttrName = "tessel.workload";
 /// elementwise max with zero, optional cast) and returns its description as
 /// a dictionary attribute, or null when `func` is something else.
 mlir::DictionaryAttr recognizeWorkload(mlir::func::FuncOp func);
+
+/// "matmul_relu 4096x4096x4096 f16->f16 acc=f32": the tuning-database key
+/// of the payload's one recognized function. Fails when there is none or
+/// several.
+llvm::Expected<std::string> workloadKey(mlir::ModuleOp payload);
 
 /// Collects the launches of a host function lowered by tessel-lower-to-ptx
 /// (images and pointer alignments are left for the caller, which sees the

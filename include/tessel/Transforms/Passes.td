@@ -44,6 +44,12 @@ def TesselApplySchedule : Pass<"tessel-apply-schedule", "::mlir::ModuleOp"> {
            "Name of the named sequence to run">,
     ListOption<"knobs", "knobs", "std::string",
                "Knob values as name=value, overriding the schedule's defaults">,
+    Option<"db", "db", "std::string", /*default=*/"",
+           "Tuning database: take the knobs of the fastest verified record "
+           "for this workload, schedule and compiler (knobs= still wins)">,
+    Option<"device", "device", "std::string", /*default=*/"",
+           "With db=: the device whose records to use (default: the only "
+           "one recorded for the workload)">,
   ];
   let dependentDialects = [
     "::mlir::transform::TransformDialect",
@@ -144,6 +150,76 @@ def TesselSetVectorAlignment : Pass<"tessel-set-vector-alignment"> {
   let options = [
     Option<"pointerAlignment", "pointer-alignment", "int64_t", /*default=*/"16",
            "Alignment in bytes guaranteed for kernel buffer arguments">,
+  ];
+}
+
+def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
+  let summary = "Tune a schedule's knobs on the GPU and apply the fastest";
+  let description = [{
+    Searches the `transform.tune.knob` values of a schedule for the payload's
+    workload: each candidate is compiled (in parallel, one MLIRContext per
+    thread) and measured by `tessel-run` in a separate process with a
+    timeout, so a candidate that crashes the GPU context, hangs or computes a
+    wrong result is recorded with its reason and the search goes on. Every
+    result goes to the tuning database `db` (atomically written), keyed by
+    workload, device, schedule content and compiler version: a second run
+    measures only new candidates. The two best are re-measured against each
+    other before the winner is applied to the module (as
+    `--tessel-apply-schedule` would), so a following `--tessel-lower-to-ptx`
+    compiles it.
+
+    ```
+    tessel-opt matmul.mlir \
+      --tessel-tune="schedule=schedules/matmul_relu_simt.mlir strategy=evolutionary budget=200 db=tuning.json" \
+      --tessel-lower-to-ptx="chip=sm_90" -o tuned.mlir
+    ```
+
+    Strategies: `exhaustive`, `random`, `evolutionary` (population,
+    tournament selection, crossover, mutation, elitism) and `model` (a
+    regression cost model refit on every result ranks the candidates).
+    `replay=DB` takes measurements from a recorded database instead of the
+    GPU, to test and compare strategies on machines without one.
+  }];
+  let options = [
+    Option<"schedule", "schedule", "std::string", /*default=*/"",
+           "Path of the schedule library (.mlir)">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"__transform_main\"",
+           "Name of the named sequence to run">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"evolutionary\"",
+           "exhaustive, random, evolutionary or model">,
+    Option<"budget", "budget", "int64_t", /*default=*/"100",
+           "Number of trials (database hits included)">,
+    Option<"timeBudget", "time-budget", "double", /*default=*/"0",
+           "Wall-clock budget in seconds (0: none)">,
+    Option<"db", "db", "std::string", /*default=*/"",
+           "Tuning database (JSON) to read and extend">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"1",
+           "Seed of the search">,
+    Option<"jobs", "jobs", "unsigned", /*default=*/"0",
+           "Compile threads (0: one per core)">,
+    Option<"runner", "runner", "std::string", /*default=*/"",
+           "The measuring tool (default: tessel-run next to tessel-opt)">,
+    Option<"device", "device", "int", /*default=*/"0", "CUDA device ordinal">,
+    Option<"timeout", "timeout", "unsigned", /*default=*/"60",
+           "Seconds before a measurement is killed as hung">,
+    Option<"warmupMs", "warmup-ms", "double", /*default=*/"20",
+           "Warm-up budget of each measurement (ms)">,
+    Option<"repeatMs", "rep-ms", "double", /*default=*/"100",
+           "Timed budget of each measurement (ms)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target GPU of the candidates (as tessel-lower-to-ptx)">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "PTX features of the candidates">,
+    Option<"replay", "replay", "std::string", /*default=*/"",
+           "Take measurements from this recorded database, not the GPU">,
+    Option<"replayDevice", "replay-device", "std::string", /*default=*/"",
+           "With replay=: whose records (default: the only device recorded)">,
+    Option<"faults", "inject-faults", "std::string", /*default=*/"",
+           "Testing: knob=value:kind;... corrupts matching candidates' PTX "
+           "(kind: hang, illegal-address, wrong)">,
+  ];
+  let dependentDialects = [
+    "::mlir::transform::TransformDialect",
   ];
 }
 

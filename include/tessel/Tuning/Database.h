@@ -1,0 +1,85 @@
+//===- Database.h - Tuning records ------------------------------*- C++ -*-===//
+//
+// One JSON file of tuning records. A record is one candidate measured (or
+// rejected) for one workload on one device, with one schedule (content hash)
+// and one compiler version: changing any of those, or adding a knob value,
+// re-measures only what is new. Writes are atomic (temporary file + rename),
+// so a kill at any moment leaves the previous or the new valid file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TUNING_DATABASE_H
+#define TESSEL_TUNING_DATABASE_H
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+/// What identifies a tuning problem; records match on all four.
+struct TuningKey {
+  std::string workload;     // "matmul_relu 4096x4096x4096 f16 acc=f32"
+  std::string device;       // "NVIDIA H200 (sm_90)"
+  std::string scheduleHash; // xxh3 of the schedule file's bytes
+  std::string compiler;     // "tessel 0.1.0, LLVM 22.1.8"
+  bool operator==(const TuningKey &o) const {
+    return workload == o.workload && device == o.device &&
+           scheduleHash == o.scheduleHash && compiler == o.compiler;
+  }
+};
+
+struct TuningRecord {
+  TuningKey key;
+  std::map<std::string, std::string> knobs;
+  /// ok, wrong-output, compile-error, run-error, crash, timeout.
+  std::string status;
+  double medianMs = 0, minMs = 0, maxMs = 0, tflops = 0;
+  double relativeError = 0;
+  double compileMs = 0, measureMs = 0;
+  std::string error;     // First line(s) of why it failed.
+  std::string timestamp; // ISO 8601, UTC.
+
+  bool ok() const { return status == "ok"; }
+};
+
+/// The key parts that do not depend on the payload.
+std::string hashSchedule(llvm::StringRef scheduleText);
+std::string compilerId(); // "tessel 0.1.0, LLVM 22.1.8"
+
+class TuningDatabase {
+public:
+  /// Opens `path`; a missing file is an empty database. A file that is not
+  /// a Tessel tuning database (corrupt JSON, another format or version) is
+  /// an error, and it is never overwritten.
+  static llvm::Expected<TuningDatabase> open(llvm::StringRef path);
+
+  const TuningRecord *find(const TuningKey &key,
+                           const std::map<std::string, std::string> &knobs) const;
+  /// The fastest correct record for `key`, if any.
+  const TuningRecord *best(const TuningKey &key) const;
+  /// The devices with records for `workload`, schedule and compiler.
+  std::vector<std::string> devicesFor(const TuningKey &keyWithoutDevice) const;
+  /// Records matching the workload and device, whatever the schedule hash
+  /// and compiler (replay uses a recorded run of another build).
+  std::vector<const TuningRecord *> matching(llvm::StringRef workload,
+                                             llvm::StringRef device) const;
+  const std::vector<TuningRecord> &records() const { return recordList; }
+
+  /// Adds or replaces the record of the same key and knobs, then writes the
+  /// whole file atomically.
+  llvm::Error add(const TuningRecord &record);
+  llvm::Error save() const;
+
+private:
+  std::string path;
+  std::vector<TuningRecord> recordList;
+};
+
+} // namespace tessel
+
+#endif // TESSEL_TUNING_DATABASE_H

@@ -1,0 +1,47 @@
+//===- Strategy.h - Search strategies over a schedule's knobs ---*- C++ -*-===//
+
+#ifndef TESSEL_TUNING_STRATEGY_H
+#define TESSEL_TUNING_STRATEGY_H
+
+#include "tessel/Tuning/SearchSpace.h"
+
+#include <memory>
+#include <random>
+#include <set>
+
+namespace tessel {
+
+/// Proposes candidates to evaluate and learns from their costs. Seeded:
+/// the same seed and the same observed costs give the same proposals.
+class SearchStrategy {
+public:
+  SearchStrategy(const SearchSpace &space, uint64_t seed)
+      : space(space), rng(seed) {}
+  virtual ~SearchStrategy() = default;
+
+  /// Up to `count` candidates never proposed before; fewer (or none) when
+  /// the strategy has nothing left to try.
+  std::vector<Candidate> propose(unsigned count);
+  /// Reports a candidate's cost (milliseconds; infinity when it failed).
+  void observe(const Candidate &candidate, double cost);
+
+protected:
+  /// One new candidate, or nothing.
+  virtual std::optional<Candidate> next() = 0;
+  /// A uniformly random candidate not proposed yet, if one is found.
+  std::optional<Candidate> randomUnseen();
+  bool seen(const Candidate &c) const { return proposed.count(c); }
+
+  const SearchSpace &space;
+  std::mt19937_64 rng;
+  std::set<Candidate> proposed;
+  std::vector<std::pair<Candidate, double>> history; // Observed costs.
+};
+
+/// "exhaustive", "random", "evolutionary" or "model".
+llvm::Expected<std::unique_ptr<SearchStrategy>>
+createStrategy(llvm::StringRef name, const SearchSpace &space, uint64_t seed);
+
+} // namespace tessel
+
+#endif // TESSEL_TUNING_STRATEGY_H

@@ -1,0 +1,64 @@
+//===- Tune.cpp - The tessel-tune pass ------------------------------------===//
+
+#include "tessel/Transforms/Passes.h"
+#include "tessel/Tuning/Tuner.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_TESSELTUNE
+#include "tessel/Transforms/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+
+namespace {
+struct Tune : tessel::impl::TesselTuneBase<Tune> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void Tune::runOnOperation() {
+  ModuleOp module = getOperation();
+  tessel::TuneOptions o;
+  o.schedule = schedule;
+  o.entry = entry;
+  o.strategy = strategy;
+  o.budget = budget;
+  o.timeBudgetS = timeBudget;
+  o.db = db;
+  o.seed = seed;
+  o.jobs = jobs;
+  o.runner = runner;
+  o.deviceOrdinal = device;
+  o.timeoutS = timeout;
+  o.warmupMs = warmupMs;
+  o.repeatMs = repeatMs;
+  o.chip = chip;
+  o.features = features;
+  o.replay = replay;
+  o.replayDevice = replayDevice;
+  o.faults = faults;
+  llvm::Expected<std::map<std::string, std::string>> best =
+      tessel::runTuning(module, o, llvm::errs());
+  if (!best) {
+    Location loc = module.getLoc();
+    if (auto funcs = module.getOps<FunctionOpInterface>(); !funcs.empty())
+      loc = (*funcs.begin())->getLoc();
+    emitError(loc) << "tessel-tune: " << llvm::toString(best.takeError());
+    return signalPassFailure();
+  }
+
+  // Apply the winner, exactly as --tessel-apply-schedule would.
+  tessel::TesselApplyScheduleOptions apply;
+  apply.schedule = schedule;
+  apply.entry = entry;
+  for (auto &[name, value] : *best)
+    apply.knobs.push_back(name + "=" + value);
+  OpPassManager pm(ModuleOp::getOperationName());
+  pm.addPass(tessel::createTesselApplySchedule(apply));
+  if (failed(runPipeline(pm, module)))
+    signalPassFailure();
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""A stand-in for tessel-run in CPU tests of the tuner: answers --device-info,
+and for a launch spec prints tessel-run's JSON with a time that is a fixed
+function of the launch (grid and block), so searches are deterministic.
+Misbehaves on purpose, to test the tuner's isolation, for blocks of:
+  64 threads  -> hangs (never exits),  32 threads -> dies of SIGSEGV,
+  128 threads -> wrong output (exit 2), 512 threads -> CUDA error (exit 1)."""
+import json, os, signal, sys, time
+
+args = [a for a in sys.argv[1:] if not a.startswith("--")]
+if "--device-info" in sys.argv:
+    print("Fake GPU (sm_90)")
+    sys.exit(0)
+spec = json.load(open(args[0]))
+launch = spec["launches"][0]
+threads = launch["block"][0] * launch["block"][1] * launch["block"][2]
+blocks = launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
+if threads == 64:
+    time.sleep(3600)
+if threads == 32:
+    os.kill(os.getpid(), signal.SIGSEGV)
+if threads == 512:
+    print("tessel-run: error: cuCtxSynchronize (kernel execution) failed: "
+          "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered",
+          file=sys.stderr)
+    sys.exit(1)
+w = spec["workload"]
+# Best near 256 threads and enough blocks to fill 132 SMs.
+ms = 1.0 + abs(threads - 256) / 256.0 + max(0, 132 - blocks) / 132.0
+wrong = threads == 128
+print(json.dumps({"function": spec["function"], "device": "Fake GPU", "chip": "sm_90",
+                  "reference": "gpu-f64", "checked": True, "passed": not wrong,
+                  "relative_error": 0.5 if wrong else 1e-6, "max_abs_error": 0,
+                  "tolerance": 1e-5, "nan_count": 0, "repeats": 10,
+                  "median_ms": ms, "min_ms": ms, "max_ms": ms,
+                  "tflops": 2.0 * w["m"] * w["n"] * w["k"] / (ms * 1e-3) / 1e12}))
+sys.exit(2 if wrong else 0)

@@ -1,0 +1,59 @@
+// Bad tuning requests fail with a clear error and a non-zero exit, and a
+// database that is not Tessel's is never overwritten.
+
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir budget=0 runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BUDGET
+// BUDGET: tune-invalid.mlir:[[@LINE+37]]:1: error: tessel-tune: budget must be at least 1 trial (got 0)
+
+// RUN: not tessel-opt %s --tessel-tune="schedule=%S/Inputs/no-knobs.mlir runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOKNOBS
+// NOKNOBS: error: tessel-tune: the schedule has no transform.tune.knob: nothing to tune
+
+// RUN: not tessel-opt %s --tessel-tune="schedule=%S/Inputs/empty-options.mlir runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=EMPTY
+// EMPTY: empty-options.mlir:3:10: error: knob 'tile_m' must list its options (a non-empty array) to be tuned
+
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=annealing runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=STRATEGY
+// STRATEGY: error: tessel-tune: unknown strategy 'annealing' (expected exhaustive, random, evolutionary or model)
+
+// RUN: echo '{"records": [' > %t.corrupt.json && cp %t.corrupt.json %t.corrupt.orig
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir db=%t.corrupt.json runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CORRUPT
+// RUN: cmp %t.corrupt.json %t.corrupt.orig
+// CORRUPT: error: tessel-tune: {{.*}}corrupt.json: not a Tessel tuning database (invalid JSON: {{.*}}); it is left untouched
+
+// RUN: echo '{"format": "somebody-else", "entries": []}' > %t.foreign.json && cp %t.foreign.json %t.foreign.orig
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir db=%t.foreign.json runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=FOREIGN
+// RUN: cmp %t.foreign.json %t.foreign.orig
+// FOREIGN: error: tessel-tune: {{.*}}foreign.json: not a Tessel tuning database (no "format": "tessel-tuning-db"); it is left untouched
+
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir replay=%t.missing.json" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REPLAY
+// REPLAY: error: tessel-tune: replay database '{{.*}}missing.json' does not exist
+
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir runner=%t.no-such-runner" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=RUNNER
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir chip=sm_90 features=+ptx70 runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TARGET
+// RUNNER: error: tessel-tune: cannot execute the measuring tool '{{.*}}no-such-runner' (set runner=)
+// TARGET: error: tessel-tune: PTX version 7.0 does not support sm_90
+
+func.func @matmul_relu(%A: tensor<64x32xf32>, %B: tensor<32x64xf32>,
+                       %C: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<64x32xf32>, tensor<32x64xf32>)
+                      outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %relu = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<64x64xf32>) outs(%C : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  return %relu : tensor<64x64xf32>
+}
