@@ -29,7 +29,7 @@ llvm::Expected<SearchSpace> SearchSpace::fromSchedule(ModuleOp schedule) {
   WalkResult walk = schedule.walk([&](transform::tune::KnobOp op) {
     auto options = dyn_cast<ArrayAttr>(op.getOptions());
     if (!options || options.empty()) {
-      op.emitError() << "knob '" << op.getName()
+      op.emitError() << "knob '" << op.getName().getValue()
                      << "' must list its options (a non-empty array) to be tuned";
       return WalkResult::interrupt();
     }
@@ -41,7 +41,7 @@ llvm::Expected<SearchSpace> SearchSpace::fromSchedule(ModuleOp schedule) {
       knob.defaultValue = valueText(*selected);
     auto [it, inserted] = byName.insert({op.getName(), knob});
     if (!inserted && it->second.options != knob.options) {
-      op.emitError() << "knob '" << op.getName()
+      op.emitError() << "knob '" << op.getName().getValue()
                      << "' appears twice with different options";
       return WalkResult::interrupt();
     }
