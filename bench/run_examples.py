@@ -41,6 +41,7 @@ def main():
                    help="directory with tessel-opt and tessel-run")
     p.add_argument("--schedule", default=str(ROOT / "schedules" / "matmul_relu_simt.mlir"))
     p.add_argument("--knobs", default="", help="knob overrides for every shape")
+    p.add_argument("--db", default="", help="take each shape's knobs from this tuning database")
     p.add_argument("--examples", nargs="*", help="example files (default: all)")
     p.add_argument("--chip", default="sm_90")
     p.add_argument("--out", default="results.json")
@@ -55,7 +56,8 @@ def main():
         for ex in examples:
             key, (m, n, k, dt) = shape_key(ex)
             outdir = pathlib.Path(tmp) / key
-            sched = f"schedule={args.schedule}" + (f" knobs={args.knobs}" if args.knobs else "")
+            sched = f"schedule={args.schedule}" + (f" knobs={args.knobs}" if args.knobs else "") \
+                + (f" db={args.db}" if args.db else "")
             compile_cmd = [str(tools / "tessel-opt"), str(ex),
                            f"--tessel-apply-schedule={sched}",
                            f"--tessel-lower-to-ptx=chip={args.chip}",
@@ -86,7 +88,7 @@ def main():
     pathlib.Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
     device = next((r["device"] for r in results if "device" in r), "?")
     print(f"\nDevice: {device}; schedule {pathlib.Path(args.schedule).name}, "
-          f"knobs: {args.knobs or 'defaults'}\n")
+          f"knobs: {args.knobs or ('tuned, from ' + args.db if args.db else 'defaults')}\n")
     print("| shape (MxNxK) | dtype | check (rel. error) | median ms | TFLOP/s | best anchor TFLOP/s | ratio |")
     print("|---|---|---|---|---|---|---|")
     for r in results:

@@ -166,7 +166,7 @@ private:
   std::vector<std::pair<std::string, std::string>> faults; // knob=value, kind
   std::vector<Trial> done;
   unsigned nextId = 0;
-  int64_t cachedCount = 0, measuredCount = 0;
+  int64_t cachedCount = 0, measuredCount = 0, replayedCount = 0;
   double bestMs = std::numeric_limits<double>::infinity();
 };
 
@@ -450,6 +450,7 @@ llvm::Error Tuner::evaluate(std::vector<Trial> &batch) {
     if (!options.replay.empty()) {
       replayMeasure(t);
       t.specPath = "replayed";
+      ++replayedCount;
       continue;
     }
     toCompile.push_back(&t);
@@ -485,9 +486,12 @@ void Tuner::printSummary() {
     return a->record.medianMs < b->record.medianMs;
   });
   log << llvm::formatv("\n[tune] {0}: {1} trials ({2} measured, {3} from the "
-                       "database), space of {4} candidates, strategy {5}\n",
+                       "database{6}), space of {4} candidates, strategy {5}\n",
                        key.workload, done.size(), measuredCount, cachedCount,
-                       space->size(), options.strategy);
+                       space->size(), options.strategy,
+                       replayedCount ? llvm::formatv(", {0} replayed",
+                                                     replayedCount).str()
+                                     : std::string());
   log << "[tune] best candidates (verified against the reference):\n";
   for (size_t i = 0; i < std::min<size_t>(ok.size(), 5); ++i)
     log << llvm::formatv("[tune]   {0,9:f4} ms {1,7:f1} TFLOP/s  {2}\n",
@@ -509,8 +513,9 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
                        space->size(), options.strategy, options.budget,
                        options.replay.empty() ? "" : " (replay)");
   Clock::time_point start = Clock::now();
-  unsigned batchSize = std::max(1u, llvm::hardware_concurrency(options.jobs)
-                                        .compute_thread_count());
+  // A fixed batch (not the core count): the strategy learns between
+  // batches, so the search is the same on every machine for a given seed.
+  constexpr unsigned batchSize = 16;
   while ((int64_t)done.size() < options.budget) {
     if (options.timeBudgetS > 0 && msSince(start) > options.timeBudgetS * 1e3) {
       log << "[tune] time budget reached\n";
