@@ -88,6 +88,12 @@ ApplySchedule::knobsFromDatabase(ModuleOp payload) {
                         tessel::compilerId()};
   if (key.device.empty()) {
     std::vector<std::string> devices = database->devicesFor(key);
+    if (devices.empty())
+      return emitError(loc)
+             << "tuning database '" << db << "' has no records of '"
+             << key.workload << "' for this schedule (content hash "
+             << key.scheduleHash << ") and compiler (" << key.compiler
+             << "): tune it first";
     if (devices.size() != 1)
       return emitError(loc)
              << "tuning database '" << db << "' has records of '"
