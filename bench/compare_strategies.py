@@ -23,6 +23,7 @@ change the search, so results are the same on every machine.
 """
 
 import argparse
+import tempfile
 import datetime
 import itertools
 import json
@@ -207,8 +208,9 @@ def main():
                    help="directory with tessel-opt")
     p.add_argument("--db", default=str(ROOT / "bench/results/tuning/exhaustive-2048-f16-h200.json"))
     p.add_argument("--replay-device", default="")
-    p.add_argument("--schedule", default=str(ROOT / "bench/schedules/matmul_relu_simt_recorded.mlir"),
-                   help="the replayed space (knob options within the recording)")
+    p.add_argument("--schedule", default="",
+                   help="the replayed space (default: the recorded schedule with "
+                        "tile_m's options cut to [16, 32, 64], what the recording covers)")
     p.add_argument("--recorded-schedule", default=str(ROOT / "schedules/matmul_relu_simt.mlir"),
                    help="the schedule the recording was made with (for the report)")
     p.add_argument("--example", default=str(ROOT / "examples/matmul_relu_2048_f16.mlir"))
@@ -222,6 +224,18 @@ def main():
     p.add_argument("--out", default=str(ROOT / "bench/results/tuning/strategies-replay"),
                    help="output path without extension (.md and .json are written)")
     args = p.parse_args()
+    if not args.schedule:
+        # Derived, not copied: it stays in step with the real schedule.
+        text = pathlib.Path(args.recorded_schedule).read_text()
+        head, sep, tail = text.partition('"tile_m">')
+        tail = tail.replace("[16, 32, 64, 128, 256]", "[16, 32, 64]", 1)
+        derived = pathlib.Path(tempfile.mkdtemp()) / "matmul_relu_simt_recorded.mlir"
+        derived.write_text(head + sep + tail)
+        args.schedule = str(derived)
+        args.schedule_label = ("schedules/matmul_relu_simt.mlir with tile_m's options "
+                               "cut to [16, 32, 64] (derived by this script)")
+    else:
+        args.schedule_label = rel(args.schedule)
     jobs_list = [int(j) for j in args.jobs.split(",")]
 
     db = json.loads(pathlib.Path(args.db).read_text())
@@ -294,7 +308,7 @@ def main():
     today = datetime.date.today().isoformat()
     best_knobs = ",".join(f"{k}={best['knobs'][k]}" for k, _ in space)
     example_cmd = (f"{rel(pathlib.Path(args.tools) / 'tessel-opt')} {rel(args.example)} "
-                   f"--tessel-tune=\"schedule={rel(args.schedule)} strategy=S seed=N "
+                   f"--tessel-tune=\"schedule=SPACE strategy=S seed=N "
                    f"budget=B jobs=J replay={rel(args.db)}\" -o /dev/null")
     md = []
     w = md.append
@@ -304,7 +318,7 @@ def main():
       f"(`{workload}`) on **{args.device_name}** (`{device}`), recorded "
       f"**{args.recorded_on}**. It was cut by a time limit after "
       f"{len(db['records'])} of {recorded_space} candidates.")
-    w(f"- Replayed space: `{rel(args.schedule)}`, the same schedule with tile_m "
+    w(f"- Replayed space: {args.schedule_label}, the same schedule with tile_m "
       f"restricted to [16, 32, 64] (what the recording covers): "
       f"{' x '.join(str(len(o)) for _, o in space)} = {n_space} candidates, "
       f"{len(records)} recorded ({timing.get('ok', {}).get('count', 0)} ok, "

@@ -2,17 +2,17 @@
 // is bench/results/tuning/exhaustive-2048-f16-h200.json, the SIMT schedule's
 // candidates for matmul_relu 2048^3 f16 measured on an NVIDIA H200
 // (2026-11-21; cut after 951 of 1600 candidates). The schedule replayed is
-// bench/schedules/matmul_relu_simt_recorded.mlir, whose tile_m options
-// ([16, 32, 64]) are what the recording covers: 960 candidates, 9 of them
-// not recorded. Replay matches records by workload, device and knobs, so the
-// schedule hash may differ. jobs= is pinned: the tuner proposes candidates in
-// batches of `jobs` (default: the host's cores) and strategies learn between
-// batches, so an unpinned run depends on the machine.
+// the SIMT schedule with tile_m's options cut to [16, 32, 64], what the
+// recording covers: 960 candidates, 9 of them not recorded. Replay matches
+// records by workload, device and knobs, so the schedule hash may differ.
+// RUN: sed '/"tile_m"/{n;s/\[16, 32, 64, 128, 256\]/[16, 32, 64]/}' \
+// RUN:   %schedules/matmul_relu_simt.mlir > %t.schedule.mlir
+// RUN: grep -q "from options = \[16, 32, 64\] ->" %t.schedule.mlir
 
 // Exhaustive over the whole space finds the recording's best knobs, and
 // counts compile errors and the unrecorded candidates as trials.
 // RUN: tessel-opt %examples/matmul_relu_2048_f16.mlir \
-// RUN:   --tessel-tune="schedule=%tessel_src/bench/schedules/matmul_relu_simt_recorded.mlir strategy=exhaustive budget=960 jobs=16 replay=%S/Inputs/recorded-2048-f16-h200.json" \
+// RUN:   --tessel-tune="schedule=%t.schedule.mlir strategy=exhaustive budget=960 replay=%S/Inputs/recorded-2048-f16-h200.json" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXH
 
 // EXH: [tune] matmul_relu 2048x2048x2048 f16->f16 acc=f32 on NVIDIA H200 (sm_90): 5 knobs, 960 candidates, strategy exhaustive, budget 960 (replay)
@@ -31,7 +31,7 @@
 // (here, since the runner-up is 4% slower, the best itself, found at trial
 // 83), and its winner is applied to the payload (8x8 register tiles).
 // RUN: tessel-opt %examples/matmul_relu_2048_f16.mlir \
-// RUN:   --tessel-tune="schedule=%tessel_src/bench/schedules/matmul_relu_simt_recorded.mlir strategy=evolutionary seed=1 budget=150 jobs=16 replay=%S/Inputs/recorded-2048-f16-h200.json" \
+// RUN:   --tessel-tune="schedule=%t.schedule.mlir strategy=evolutionary seed=1 budget=150 replay=%S/Inputs/recorded-2048-f16-h200.json" \
 // RUN:   -o %t.evo.mlir 2> %t.evo.log
 // RUN: python3 %S/Inputs/check-replay.py %t.evo.log %S/Inputs/recorded-2048-f16-h200.json 1.03 \
 // RUN:   | FileCheck %s --check-prefix=WITHIN
