@@ -95,7 +95,8 @@ static std::optional<int> minimumPtxVersion(StringRef chip) {
       .Default(std::nullopt);
 }
 
-std::string tessel::validateLowerToPtxOptions(const LowerToPtxOptions &options) {
+std::string
+tessel::validateLowerToPtxOptions(const LowerToPtxOptions &options) {
   std::optional<int> minPtx = minimumPtxVersion(options.chip);
   if (!minPtx)
     return "chip '" + options.chip +

@@ -91,33 +91,34 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal) {
       }
     return false;
   };
-  bool ok = resolve(api.cuInit, {"cuInit"}) &&
-            resolve(api.cuDeviceGetCount, {"cuDeviceGetCount"}) &&
-            resolve(api.cuDeviceGet, {"cuDeviceGet"}) &&
-            resolve(api.cuDeviceGetName, {"cuDeviceGetName"}) &&
-            resolve(api.cuDeviceGetAttribute, {"cuDeviceGetAttribute"}) &&
-            resolve(api.cuDevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"}) &&
-            resolve(api.cuDevicePrimaryCtxRelease,
-                    {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}) &&
-            resolve(api.cuCtxSetCurrent, {"cuCtxSetCurrent"}) &&
-            resolve(api.cuCtxSynchronize, {"cuCtxSynchronize"}) &&
-            resolve(api.cuModuleLoadDataEx, {"cuModuleLoadDataEx"}) &&
-            resolve(api.cuModuleGetFunction, {"cuModuleGetFunction"}) &&
-            resolve(api.cuFuncSetAttribute, {"cuFuncSetAttribute"}) &&
-            resolve(api.cuMemAlloc, {"cuMemAlloc_v2"}) &&
-            resolve(api.cuMemFree, {"cuMemFree_v2"}) &&
-            resolve(api.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}) &&
-            resolve(api.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"}) &&
-            resolve(api.cuMemsetD32, {"cuMemsetD32_v2"}) &&
-            resolve(api.cuLaunchKernel, {"cuLaunchKernel"}) &&
-            resolve(api.cuEventCreate, {"cuEventCreate"}) &&
-            resolve(api.cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"}) &&
-            resolve(api.cuEventRecord, {"cuEventRecord"}) &&
-            resolve(api.cuEventSynchronize, {"cuEventSynchronize"}) &&
-            resolve(api.cuEventElapsedTime,
-                    {"cuEventElapsedTime_v2", "cuEventElapsedTime"}) &&
-            resolve(api.cuGetErrorName, {"cuGetErrorName"}) &&
-            resolve(api.cuGetErrorString, {"cuGetErrorString"});
+  bool ok =
+      resolve(api.cuInit, {"cuInit"}) &&
+      resolve(api.cuDeviceGetCount, {"cuDeviceGetCount"}) &&
+      resolve(api.cuDeviceGet, {"cuDeviceGet"}) &&
+      resolve(api.cuDeviceGetName, {"cuDeviceGetName"}) &&
+      resolve(api.cuDeviceGetAttribute, {"cuDeviceGetAttribute"}) &&
+      resolve(api.cuDevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"}) &&
+      resolve(api.cuDevicePrimaryCtxRelease,
+              {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}) &&
+      resolve(api.cuCtxSetCurrent, {"cuCtxSetCurrent"}) &&
+      resolve(api.cuCtxSynchronize, {"cuCtxSynchronize"}) &&
+      resolve(api.cuModuleLoadDataEx, {"cuModuleLoadDataEx"}) &&
+      resolve(api.cuModuleGetFunction, {"cuModuleGetFunction"}) &&
+      resolve(api.cuFuncSetAttribute, {"cuFuncSetAttribute"}) &&
+      resolve(api.cuMemAlloc, {"cuMemAlloc_v2"}) &&
+      resolve(api.cuMemFree, {"cuMemFree_v2"}) &&
+      resolve(api.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}) &&
+      resolve(api.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"}) &&
+      resolve(api.cuMemsetD32, {"cuMemsetD32_v2"}) &&
+      resolve(api.cuLaunchKernel, {"cuLaunchKernel"}) &&
+      resolve(api.cuEventCreate, {"cuEventCreate"}) &&
+      resolve(api.cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"}) &&
+      resolve(api.cuEventRecord, {"cuEventRecord"}) &&
+      resolve(api.cuEventSynchronize, {"cuEventSynchronize"}) &&
+      resolve(api.cuEventElapsedTime,
+              {"cuEventElapsedTime_v2", "cuEventElapsedTime"}) &&
+      resolve(api.cuGetErrorName, {"cuGetErrorName"}) &&
+      resolve(api.cuGetErrorString, {"cuGetErrorString"});
   if (!ok)
     return fail("libcuda.so.1 lacks a driver API entry point Tessel needs; "
                 "the driver is too old");
@@ -131,18 +132,18 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal) {
   if (count == 0)
     return fail("no CUDA device found");
   if (ordinal < 0 || ordinal >= count)
-    return fail(llvm::formatv("device {0} requested, {1} present", ordinal,
-                              count)
-                    .str());
-  if (llvm::Error e =
-          driver->check(api.cuDeviceGet(&driver->cuDevice, ordinal), "cuDeviceGet"))
+    return fail(
+        llvm::formatv("device {0} requested, {1} present", ordinal, count)
+            .str());
+  if (llvm::Error e = driver->check(api.cuDeviceGet(&driver->cuDevice, ordinal),
+                                    "cuDeviceGet"))
     return std::move(e);
   if (llvm::Error e = driver->check(
           api.cuDevicePrimaryCtxRetain(&driver->context, driver->cuDevice),
           "cuDevicePrimaryCtxRetain"))
     return std::move(e);
-  if (llvm::Error e =
-          driver->check(api.cuCtxSetCurrent(driver->context), "cuCtxSetCurrent"))
+  if (llvm::Error e = driver->check(api.cuCtxSetCurrent(driver->context),
+                                    "cuCtxSetCurrent"))
     return std::move(e);
 
   DeviceInfo &info = driver->info;
@@ -181,7 +182,8 @@ llvm::Expected<Module> Driver::loadModule(llvm::StringRef image) {
   void *values[] = {log.data(),
                     reinterpret_cast<void *>(uintptr_t(log.size() - 1))};
   Module module = nullptr;
-  int result = api->cuModuleLoadDataEx(&module, text.c_str(), 2, options, values);
+  int result =
+      api->cuModuleLoadDataEx(&module, text.c_str(), 2, options, values);
   if (result != kSuccess) {
     llvm::Error error = check(result, "cuModuleLoadDataEx (PTX JIT)");
     std::string jitLog(log.data());
@@ -197,9 +199,9 @@ llvm::Expected<Module> Driver::loadModule(llvm::StringRef image) {
 llvm::Expected<Function> Driver::getFunction(Module module,
                                              llvm::StringRef name) {
   Function function = nullptr;
-  if (llvm::Error e = check(
-          api->cuModuleGetFunction(&function, module, name.str().c_str()),
-          ("cuModuleGetFunction('" + name + "')").str()))
+  if (llvm::Error e =
+          check(api->cuModuleGetFunction(&function, module, name.str().c_str()),
+                ("cuModuleGetFunction('" + name + "')").str()))
     return std::move(e);
   return function;
 }
@@ -212,8 +214,9 @@ llvm::Error Driver::setMaxDynamicSharedMemory(Function function, int bytes) {
 
 llvm::Expected<DevicePtr> Driver::allocate(size_t bytes) {
   DevicePtr ptr = 0;
-  if (llvm::Error e = check(api->cuMemAlloc(&ptr, bytes),
-                            llvm::formatv("cuMemAlloc({0} bytes)", bytes).str()))
+  if (llvm::Error e =
+          check(api->cuMemAlloc(&ptr, bytes),
+                llvm::formatv("cuMemAlloc({0} bytes)", bytes).str()))
     return std::move(e);
   return ptr;
 }

@@ -35,7 +35,8 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
     Array params;
     for (const KernelParamSpec &param : launch.params) {
       if (param.kind == KernelParamSpec::Kind::Buffer)
-        params.push_back(Object{{"kind", "buffer"}, {"argument", param.argument}});
+        params.push_back(
+            Object{{"kind", "buffer"}, {"argument", param.argument}});
       else
         params.push_back(Object{{"kind", "scalar"},
                                 {"type", param.scalarType},
@@ -61,20 +62,18 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
   };
   if (spec.workload) {
     const WorkloadSpec &w = *spec.workload;
-    result["workload"] = Object{{"kind", w.kind},
-                                {"lhs", w.lhs},
-                                {"rhs", w.rhs},
-                                {"out", w.out},
-                                {"m", w.m},
-                                {"n", w.n},
-                                {"k", w.k},
-                                {"accumulator_type", w.accumulatorType}};
+    result["workload"] =
+        Object{{"kind", w.kind}, {"lhs", w.lhs},
+               {"rhs", w.rhs},   {"out", w.out},
+               {"m", w.m},       {"n", w.n},
+               {"k", w.k},       {"accumulator_type", w.accumulatorType}};
   }
   return result;
 }
 
 namespace tessel {
-static bool fromJSON(const Value &value, BufferSpec &spec, llvm::json::Path path) {
+static bool fromJSON(const Value &value, BufferSpec &spec,
+                     llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("element_type", spec.elementType) &&
          o.map("shape", spec.shape);
@@ -113,7 +112,8 @@ static bool mapDims(llvm::json::ObjectMapper &o, const Value &value,
   return true;
 }
 
-static bool fromJSON(const Value &value, LaunchSpec &spec, llvm::json::Path path) {
+static bool fromJSON(const Value &value, LaunchSpec &spec,
+                     llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("binary", spec.binary) && o.map("kernel", spec.kernel) &&
          o.map("image", spec.image) &&
@@ -124,7 +124,8 @@ static bool fromJSON(const Value &value, LaunchSpec &spec, llvm::json::Path path
          o.map("params", spec.params);
 }
 
-static bool fromJSON(const Value &value, WorkloadSpec &spec, llvm::json::Path path) {
+static bool fromJSON(const Value &value, WorkloadSpec &spec,
+                     llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("kind", spec.kind) && o.map("lhs", spec.lhs) &&
          o.map("rhs", spec.rhs) && o.map("out", spec.out) &&
@@ -150,8 +151,10 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
   };
   for (auto [i, buffer] : llvm::enumerate(spec.arguments)) {
     if (buffer.elementBytes() == 0)
-      return error("argument #" + llvm::Twine(i) + " has unsupported element "
-                   "type '" + buffer.elementType + "'");
+      return error("argument #" + llvm::Twine(i) +
+                   " has unsupported element "
+                   "type '" +
+                   buffer.elementType + "'");
     if (buffer.shape.empty() ||
         llvm::any_of(buffer.shape, [](int64_t d) { return d <= 0; }))
       return error("argument #" + llvm::Twine(i) + " has an invalid shape");
@@ -159,8 +162,8 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
   for (unsigned r : spec.results)
     if (r >= spec.arguments.size())
       return error("result refers to argument #" + llvm::Twine(r) +
-                   " of a function with " +
-                   llvm::Twine(spec.arguments.size()) + " arguments");
+                   " of a function with " + llvm::Twine(spec.arguments.size()) +
+                   " arguments");
   if (spec.launches.empty())
     return error("no launches");
   for (const LaunchSpec &launch : spec.launches) {
@@ -174,9 +177,8 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     for (const KernelParamSpec &param : launch.params)
       if (param.kind == KernelParamSpec::Kind::Buffer &&
           param.argument >= spec.arguments.size())
-        return error("launch of '" + launch.kernel +
-                     "' passes argument #" + llvm::Twine(param.argument) +
-                     " of a function with " +
+        return error("launch of '" + launch.kernel + "' passes argument #" +
+                     llvm::Twine(param.argument) + " of a function with " +
                      llvm::Twine(spec.arguments.size()) + " arguments");
   }
   if (spec.workload) {
@@ -189,8 +191,8 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     };
     if (!shapeIs(w.lhs, w.m, w.k) || !shapeIs(w.rhs, w.k, w.n) ||
         !shapeIs(w.out, w.m, w.n))
-      return error("workload shapes (m=" + llvm::Twine(w.m) + ", n=" +
-                   llvm::Twine(w.n) + ", k=" + llvm::Twine(w.k) +
+      return error("workload shapes (m=" + llvm::Twine(w.m) +
+                   ", n=" + llvm::Twine(w.n) + ", k=" + llvm::Twine(w.k) +
                    ") do not match the argument shapes");
   }
   return llvm::Error::success();

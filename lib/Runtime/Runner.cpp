@@ -4,11 +4,11 @@
 
 #include "tessel/Runtime/Reference.h"
 
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/ADT/StringMap.h"
 #include <cstring>
 
 #include <algorithm>
@@ -98,7 +98,8 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
       llvm::Expected<cuda::Module> loaded =
           driver.loadModule((*file)->getBuffer());
       if (!loaded)
-        return fail("loading '" + path + "': " + llvm::toString(loaded.takeError()));
+        return fail("loading '" + path +
+                    "': " + llvm::toString(loaded.takeError()));
       module = *loaded;
     }
     llvm::Expected<cuda::Function> function =
@@ -178,10 +179,10 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
 
   auto runOnce = [&]() -> llvm::Error {
     for (Kernel &kernel : kernels)
-      if (llvm::Error e = driver.launch(
-              kernel.function, kernel.spec->grid.data(),
-              kernel.spec->block.data(), kernel.spec->dynamicSharedMemory,
-              kernel.params))
+      if (llvm::Error e =
+              driver.launch(kernel.function, kernel.spec->grid.data(),
+                            kernel.spec->block.data(),
+                            kernel.spec->dynamicSharedMemory, kernel.params))
         return e;
     return llvm::Error::success();
   };
@@ -211,8 +212,8 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
           buffers.allocate(w.m * w.n * sizeof(double));
       if (!refPtr)
         return refPtr.takeError();
-      if (llvm::Error e = gpuMatmulRelu(driver, w, in.elementType,
-                                        args[w.lhs], args[w.rhs], *refPtr))
+      if (llvm::Error e = gpuMatmulRelu(driver, w, in.elementType, args[w.lhs],
+                                        args[w.rhs], *refPtr))
         return std::move(e);
       reference.resize(w.m * w.n);
       if (llvm::Error e = driver.copyToHost(reference.data(), *refPtr,
@@ -237,13 +238,14 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
       maxAbs = std::max(maxAbs, std::fabs(diff));
     }
     result.checked = true;
-    result.relativeError = refSq > 0 ? std::sqrt(errorSq / refSq)
-                                     : std::sqrt(errorSq);
+    result.relativeError =
+        refSq > 0 ? std::sqrt(errorSq / refSq) : std::sqrt(errorSq);
     result.maxAbsError = maxAbs;
     result.tolerance = options.tolerance > 0
                            ? options.tolerance
                            : defaultTolerance(out.elementType);
-    result.passed = result.nanCount == 0 && std::isfinite(result.relativeError) &&
+    result.passed = result.nanCount == 0 &&
+                    std::isfinite(result.relativeError) &&
                     result.relativeError <= result.tolerance;
   }
 
@@ -282,7 +284,8 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
     estimate += *ms / 5;
   }
   estimate = std::max(estimate, 1e-4);
-  int warmup = std::clamp(int(options.warmupMs / estimate), 1, options.maxRepeats);
+  int warmup =
+      std::clamp(int(options.warmupMs / estimate), 1, options.maxRepeats);
   int repeats = std::clamp(int(options.repeatMs / estimate), options.minRepeats,
                            options.maxRepeats);
   for (int i = 0; i < warmup; ++i)
@@ -308,7 +311,8 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
     return std::move(e);
   std::vector<double> times;
   for (int i = 0; i < repeats; ++i) {
-    llvm::Expected<float> ms = driver.elapsedMs(events[2 * i], events[2 * i + 1]);
+    llvm::Expected<float> ms =
+        driver.elapsedMs(events[2 * i], events[2 * i + 1]);
     if (!ms)
       return ms.takeError();
     times.push_back(*ms);
@@ -317,8 +321,9 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
   result.repeats = repeats;
   result.minMs = times.front();
   result.maxMs = times.back();
-  result.medianMs = repeats % 2 ? times[repeats / 2]
-                                : (times[repeats / 2 - 1] + times[repeats / 2]) / 2;
+  result.medianMs = repeats % 2
+                        ? times[repeats / 2]
+                        : (times[repeats / 2 - 1] + times[repeats / 2]) / 2;
   if (spec.workload && spec.workload->kind == "matmul_relu")
     result.tflops = 2.0 * spec.workload->m * spec.workload->n *
                     spec.workload->k / (result.medianMs * 1e-3) / 1e12;

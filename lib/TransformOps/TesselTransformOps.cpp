@@ -133,9 +133,8 @@ DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
       }
       if (*lb != 0 || *step != 1)
         unnormalizedForall = forall;
-      blockDims[*dim] =
-          std::max<int64_t>(blockDims[*dim],
-                                   llvm::divideCeilSigned(*ub - *lb, *step));
+      blockDims[*dim] = std::max<int64_t>(
+          blockDims[*dim], llvm::divideCeilSigned(*ub - *lb, *step));
     }
   });
 

@@ -6,10 +6,10 @@
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -24,8 +24,7 @@ using namespace mlir;
 
 namespace {
 
-struct ApplySchedule
-    : tessel::impl::TesselApplyScheduleBase<ApplySchedule> {
+struct ApplySchedule : tessel::impl::TesselApplyScheduleBase<ApplySchedule> {
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override;
@@ -58,8 +57,8 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
                           << "': no such file";
 
   library = std::make_shared<OwningOpRef<ModuleOp>>();
-  if (failed(transform::detail::parseTransformModuleFromFile(
-          context, schedule, *library)))
+  if (failed(transform::detail::parseTransformModuleFromFile(context, schedule,
+                                                             *library)))
     return emitError(loc) << "cannot parse schedule file '" << schedule << "'";
   // With a database, the knobs depend on the payload: chosen when it runs.
   if (!db.empty())
@@ -69,9 +68,7 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
 
 FailureOr<SmallVector<std::string>>
 ApplySchedule::knobsFromDatabase(ModuleOp payload) {
-  Location loc = payload.getLoc();
-  if (auto funcs = payload.getOps<func::FuncOp>(); !funcs.empty())
-    loc = (*funcs.begin()).getLoc();
+  Location loc = tessel::payloadLocation(payload);
   llvm::Expected<tessel::TuningDatabase> database =
       tessel::TuningDatabase::open(db);
   if (!database)
@@ -222,16 +219,16 @@ void ApplySchedule::runOnOperation() {
   ModuleOp payload = getOperation();
   ModuleOp module = library->get();
   if (!db.empty()) {
-    FailureOr<SmallVector<std::string>> assignments = knobsFromDatabase(payload);
+    FailureOr<SmallVector<std::string>> assignments =
+        knobsFromDatabase(payload);
     if (failed(assignments) || failed(selectKnobs(*assignments)))
       return signalPassFailure();
   }
   auto entryOp = dyn_cast_or_null<transform::TransformOpInterface>(
       SymbolTable::lookupSymbolIn(module, entry));
   if (!entryOp) {
-    emitError(module.getLoc())
-        << "schedule '" << schedule << "' has no named sequence '" << entry
-        << "'";
+    emitError(module.getLoc()) << "schedule '" << schedule
+                               << "' has no named sequence '" << entry << "'";
     return signalPassFailure();
   }
 
@@ -242,14 +239,9 @@ void ApplySchedule::runOnOperation() {
       func->setAttr(tessel::kWorkloadAttrName, workload);
 
   if (failed(transform::applyTransformNamedSequence(
-          payload, entryOp, module,
-          transform::TransformOptions()))) {
-    // The payload's first function locates the error better than an
-    // implicit module does.
-    Location loc = payload.getLoc();
-    if (auto funcs = payload.getOps<FunctionOpInterface>(); !funcs.empty())
-      loc = (*funcs.begin())->getLoc();
-    emitError(loc) << "schedule '" << schedule << "' (entry @" << entry
+          payload, entryOp, module, transform::TransformOptions()))) {
+    emitError(tessel::payloadLocation(payload))
+        << "schedule '" << schedule << "' (entry @" << entry
         << ") failed on this payload with knobs: " << knobSummary;
     return signalPassFailure();
   }

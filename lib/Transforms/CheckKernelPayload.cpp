@@ -41,13 +41,13 @@ static LogicalResult checkFunction(func::FuncOp func) {
                 "bufferizes (e.g. --tessel-apply-schedule) before lowering";
     auto memref = dyn_cast<MemRefType>(type);
     if (memref && !memref.hasStaticShape())
-      return func.emitError() << "argument #" << i << " of '"
-                              << func.getSymName() << "' has type " << type
-                              << ": dynamic shapes are not supported";
+      return func.emitError()
+             << "argument #" << i << " of '" << func.getSymName()
+             << "' has type " << type << ": dynamic shapes are not supported";
   }
 
-  WalkResult result =
-      func.walk<WalkOrder::PreOrder>([&](Operation *op) -> WalkResult {
+  WalkResult result = func.walk<WalkOrder::PreOrder>([&](Operation *op)
+                                                         -> WalkResult {
     if (auto launch = dyn_cast<gpu::LaunchOp>(op)) {
       WalkResult inner = launch.walk([&](memref::AllocOp alloc) {
         alloc.emitError() << "memref.alloc inside a GPU kernel would become a "

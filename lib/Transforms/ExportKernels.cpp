@@ -100,7 +100,8 @@ void ExportKernels::runOnOperation() {
     auto object = cast<gpu::ObjectAttr>(objects.front());
     std::string name =
         (binary.getSymName() + "." + extensionOf(object.getFormat())).str();
-    files.push_back({binary.getLoc(), name, object.getObject().getValue().str()});
+    files.push_back(
+        {binary.getLoc(), name, object.getObject().getValue().str()});
     imageOf[binary.getSymName()] = name;
     if (object.getFormat() == gpu::CompilationTarget::Assembly)
       ptxOf[binary.getSymName()] = object.getObject().getValue();

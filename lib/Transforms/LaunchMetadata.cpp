@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -41,8 +42,10 @@ static bool isRelu(linalg::GenericOp generic) {
   if (!max)
     return false;
   Value input = body.getArgument(0);
-  return (max.getLhs() == input && matchPattern(max.getRhs(), m_AnyZeroFloat())) ||
-         (max.getRhs() == input && matchPattern(max.getLhs(), m_AnyZeroFloat()));
+  return (max.getLhs() == input &&
+          matchPattern(max.getRhs(), m_AnyZeroFloat())) ||
+         (max.getRhs() == input &&
+          matchPattern(max.getLhs(), m_AnyZeroFloat()));
 }
 
 DictionaryAttr tessel::recognizeWorkload(func::FuncOp func) {
@@ -55,9 +58,9 @@ DictionaryAttr tessel::recognizeWorkload(func::FuncOp func) {
   if (!relu || !isRelu(relu))
     return {};
   auto matmul = relu.getDpsInputs()[0].getDefiningOp<linalg::MatmulOp>();
-  if (!matmul || !matmul.getIndexingMaps().empty() &&
-                     !linalg::MatmulOp::isDefaultIndexingMaps(
-                         matmul.getIndexingMaps()))
+  if (!matmul ||
+      !matmul.getIndexingMaps().empty() &&
+          !linalg::MatmulOp::isDefaultIndexingMaps(matmul.getIndexingMaps()))
     return {};
   auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   if (!fill || !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
@@ -83,6 +86,12 @@ DictionaryAttr tessel::recognizeWorkload(func::FuncOp func) {
       b.getNamedAttr("accumulator_type",
                      b.getStringAttr(typeName(accType.getElementType()))),
   });
+}
+
+Location tessel::payloadLocation(ModuleOp payload) {
+  for (auto func : payload.getOps<FunctionOpInterface>())
+    return func->getLoc();
+  return payload.getLoc();
 }
 
 llvm::Expected<std::string> tessel::workloadKey(ModuleOp payload) {
@@ -131,8 +140,8 @@ static std::optional<WorkloadSpec> readWorkload(func::FuncOp func) {
   w.accumulatorType = str("accumulator_type");
   w.m = num("m"), w.n = num("n"), w.k = num("k");
   int64_t lhs = num("lhs"), rhs = num("rhs"), out = num("out");
-  if (w.kind.empty() || lhs < 0 || rhs < 0 || out < 0 || w.m <= 0 ||
-      w.n <= 0 || w.k <= 0)
+  if (w.kind.empty() || lhs < 0 || rhs < 0 || out < 0 || w.m <= 0 || w.n <= 0 ||
+      w.k <= 0)
     return std::nullopt;
   w.lhs = lhs, w.rhs = rhs, w.out = out;
   return w;
@@ -147,7 +156,8 @@ static LogicalResult readSizes(gpu::LaunchFuncOp launch, StringRef what,
     std::optional<int64_t> size = getConstantIntValue(value);
     if (!size || *size <= 0)
       return launch.emitError()
-             << what << " size " << "xyz"[i]
+             << what << " size "
+             << "xyz"[i]
              << " is not a positive constant; Tessel launches need static "
                 "launch sizes";
     sizes[i] = *size;

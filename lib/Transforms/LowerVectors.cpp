@@ -52,8 +52,8 @@ void LowerVectors::runOnOperation() {
   {
     RewritePatternSet patterns(ctx);
     populateVectorToSCFConversionPatterns(
-        patterns, VectorTransferToSCFOptions().enableFullUnroll().setTargetRank(
-                      1));
+        patterns,
+        VectorTransferToSCFOptions().enableFullUnroll().setTargetRank(1));
     if (failed(applyPatternsGreedily(root, std::move(patterns))))
       return signalPassFailure();
   }

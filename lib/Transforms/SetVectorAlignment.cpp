@@ -128,9 +128,10 @@ void SetVectorAlignment::runOnOperation() {
       return;
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
       if (isa<MemRefType>(type))
-        func.setArgAttr(i, "llvm.align",
-                        IntegerAttr::get(IntegerType::get(func.getContext(), 64),
-                                         pointerAlignment));
+        func.setArgAttr(
+            i, "llvm.align",
+            IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                             pointerAlignment));
   });
 
   DivisorAnalysis analysis;
@@ -179,10 +180,11 @@ void SetVectorAlignment::runOnOperation() {
     uint64_t byteDivisor = static_cast<uint64_t>(divisor) * elementBytes;
     int64_t align = int64_t(1) << llvm::countr_zero(byteDivisor);
     int64_t vectorBytes = vectorType.getNumElements() * elementBytes;
-    align = std::min({align, baseAlign, int64_t(llvm::PowerOf2Ceil(vectorBytes))});
+    align =
+        std::min({align, baseAlign, int64_t(llvm::PowerOf2Ceil(vectorBytes))});
     if (align > elementBytes)
-      op->setAttr("alignment",
-                  IntegerAttr::get(IntegerType::get(op->getContext(), 64),
-                                   align));
+      op->setAttr(
+          "alignment",
+          IntegerAttr::get(IntegerType::get(op->getContext(), 64), align));
   });
 }

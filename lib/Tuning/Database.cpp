@@ -47,7 +47,8 @@ static Value toJSON(const TuningRecord &r) {
 }
 
 namespace tessel {
-static bool fromJSON(const Value &value, TuningRecord &r, llvm::json::Path path) {
+static bool fromJSON(const Value &value, TuningRecord &r,
+                     llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("workload", r.key.workload) &&
          o.map("device", r.key.device) &&
@@ -74,12 +75,12 @@ std::string tessel::compilerId() {
       .str();
 }
 
-std::vector<std::string>
-TuningDatabase::devicesFor(const TuningKey &k) const {
+std::vector<std::string> TuningDatabase::devicesFor(const TuningKey &k) const {
   std::vector<std::string> devices;
   for (const TuningRecord &r : recordList)
     if (r.key.workload == k.workload && r.key.scheduleHash == k.scheduleHash &&
-        r.key.compiler == k.compiler && !llvm::is_contained(devices, r.key.device))
+        r.key.compiler == k.compiler &&
+        !llvm::is_contained(devices, r.key.device))
       devices.push_back(r.key.device);
   return devices;
 }
@@ -107,7 +108,8 @@ llvm::Expected<TuningDatabase> TuningDatabase::open(llvm::StringRef path) {
   llvm::json::Path::Root jsonRoot("database");
   const Value *records = root->get("records");
   if (!records ||
-      !llvm::json::fromJSON(*records, db.recordList, llvm::json::Path(jsonRoot).field("records"))) {
+      !llvm::json::fromJSON(*records, db.recordList,
+                            llvm::json::Path(jsonRoot).field("records"))) {
     std::string message = "missing records";
     if (records)
       message = llvm::toString(jsonRoot.getError());
@@ -135,7 +137,8 @@ const TuningRecord *TuningDatabase::best(const TuningKey &key) const {
 }
 
 std::vector<const TuningRecord *>
-TuningDatabase::matching(llvm::StringRef workload, llvm::StringRef device) const {
+TuningDatabase::matching(llvm::StringRef workload,
+                         llvm::StringRef device) const {
   std::vector<const TuningRecord *> result;
   for (const TuningRecord &r : recordList)
     if (r.key.workload == workload && r.key.device == device)

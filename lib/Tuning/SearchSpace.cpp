@@ -26,27 +26,30 @@ static llvm::Error fail(const llvm::Twine &message) {
 llvm::Expected<SearchSpace> SearchSpace::fromSchedule(ModuleOp schedule) {
   SearchSpace space;
   llvm::MapVector<StringRef, Knob> byName;
-  WalkResult walk = schedule.walk([&](transform::tune::KnobOp op) {
-    auto options = dyn_cast<ArrayAttr>(op.getOptions());
-    if (!options || options.empty()) {
-      op.emitError() << "knob '" << op.getName().getValue()
-                     << "' must list its options (a non-empty array) to be tuned";
-      return WalkResult::interrupt();
-    }
-    Knob knob;
-    knob.name = op.getName().str();
-    for (Attribute option : options)
-      knob.options.push_back(valueText(option));
-    if (std::optional<Attribute> selected = op.getSelected())
-      knob.defaultValue = valueText(*selected);
-    auto [it, inserted] = byName.insert({op.getName(), knob});
-    if (!inserted && it->second.options != knob.options) {
-      op.emitError() << "knob '" << op.getName().getValue()
-                     << "' appears twice with different options";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
+  WalkResult walk =
+      schedule.walk(
+          [&](transform::tune::KnobOp op) {
+            auto options = dyn_cast<ArrayAttr>(op.getOptions());
+            if (!options || options.empty()) {
+              op.emitError()
+                  << "knob '" << op.getName().getValue()
+                  << "' must list its options (a non-empty array) to be tuned";
+              return WalkResult::interrupt();
+            }
+            Knob knob;
+            knob.name = op.getName().str();
+            for (Attribute option : options)
+              knob.options.push_back(valueText(option));
+            if (std::optional<Attribute> selected = op.getSelected())
+              knob.defaultValue = valueText(*selected);
+            auto [it, inserted] = byName.insert({op.getName(), knob});
+            if (!inserted && it->second.options != knob.options) {
+              op.emitError() << "knob '" << op.getName().getValue()
+                             << "' appears twice with different options";
+              return WalkResult::interrupt();
+            }
+            return WalkResult::advance();
+          });
   if (walk.wasInterrupted())
     return fail("invalid knobs in the schedule");
   if (byName.empty())

@@ -31,8 +31,8 @@ std::optional<Candidate> SearchStrategy::randomUnseen() {
   for (int attempt = 0; attempt < 1000; ++attempt) {
     Candidate c(space.knobs().size());
     for (auto [i, knob] : llvm::enumerate(space.knobs()))
-      c[i] = std::uniform_int_distribution<unsigned>(
-          0, knob.options.size() - 1)(rng);
+      c[i] = std::uniform_int_distribution<unsigned>(0, knob.options.size() -
+                                                            1)(rng);
     if (!seen(c))
       return c;
   }
@@ -96,7 +96,8 @@ struct Evolutionary : SearchStrategy {
     auto tournament = [&]() -> const Candidate & {
       size_t best = pool.size();
       for (unsigned i = 0; i < kTournament; ++i) {
-        size_t pick = std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng);
+        size_t pick =
+            std::uniform_int_distribution<size_t>(0, pool.size() - 1)(rng);
         best = std::min(best, pick); // The pool is sorted: lower is fitter.
       }
       return pool[best].first;
@@ -116,7 +117,8 @@ struct Evolutionary : SearchStrategy {
           int step = unit(rng) < 0.5 ? -1 : 1;
           child[i] = std::clamp<int>(int(child[i]) + step, 0, options - 1);
         } else {
-          child[i] = std::uniform_int_distribution<unsigned>(0, options - 1)(rng);
+          child[i] =
+              std::uniform_int_distribution<unsigned>(0, options - 1)(rng);
         }
       }
       if (!seen(child))
@@ -161,7 +163,8 @@ struct ModelGuided : SearchStrategy {
     size_t d = features(space.defaults()).size();
     std::vector<std::vector<double>> a(d, std::vector<double>(d + 1, 0.0));
     for (auto &[c, cost] : history) {
-      double y = std::log(std::isfinite(cost) ? cost : 2 * std::max(worst, 1e-3));
+      double y =
+          std::log(std::isfinite(cost) ? cost : 2 * std::max(worst, 1e-3));
       std::vector<double> x = features(c);
       for (size_t i = 0; i < d; ++i) {
         for (size_t j = 0; j < d; ++j)

@@ -1,9 +1,9 @@
 //===- Tune.cpp - The tessel-tune pass ------------------------------------===//
 
+#include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 #include "tessel/Tuning/Tuner.h"
 
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 
 namespace tessel {
@@ -44,10 +44,8 @@ void Tune::runOnOperation() {
   llvm::Expected<std::map<std::string, std::string>> best =
       tessel::runTuning(module, o, llvm::errs());
   if (!best) {
-    Location loc = module.getLoc();
-    if (auto funcs = module.getOps<FunctionOpInterface>(); !funcs.empty())
-      loc = (*funcs.begin())->getLoc();
-    emitError(loc) << "tessel-tune: " << llvm::toString(best.takeError());
+    emitError(tessel::payloadLocation(module))
+        << "tessel-tune: " << llvm::toString(best.takeError());
     return signalPassFailure();
   }
 

@@ -9,13 +9,13 @@
 
 #include "tessel/Tuning/Tuner.h"
 
-#include "tessel/Version.h"
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 #include "tessel/Tuning/Database.h"
 #include "tessel/Tuning/SearchSpace.h"
 #include "tessel/Tuning/Strategy.h"
+#include "tessel/Version.h"
 
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/IR/Diagnostics.h"
@@ -54,7 +54,8 @@ struct Trial {
 using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
 }
 
 std::string nowIso() {
@@ -178,12 +179,13 @@ llvm::Error Tuner::setUp() {
                 llvm::Twine(options.budget) + ")");
   if (options.schedule.empty())
     return fail("the 'schedule' option is required");
-  if (std::string error = [&] {
-        LowerToPtxOptions target;
-        target.chip = options.chip;
-        target.features = options.features;
-        return validateLowerToPtxOptions(target);
-      }();
+  if (std::string error =
+          [&] {
+            LowerToPtxOptions target;
+            target.chip = options.chip;
+            target.features = options.features;
+            return validateLowerToPtxOptions(target);
+          }();
       !error.empty())
     return fail(error);
 
@@ -258,14 +260,14 @@ llvm::Error Tuner::setUp() {
       return fail("cannot execute the measuring tool '" + runner +
                   "' (set runner=)");
     std::string out, err, message;
-    int rc = runProcess(runner,
-                        {"--device-info", "--device=" +
-                                              std::to_string(options.deviceOrdinal)},
-                        30, out, err, message);
+    int rc = runProcess(
+        runner,
+        {"--device-info", "--device=" + std::to_string(options.deviceOrdinal)},
+        30, out, err, message);
     if (rc != 0)
-      return fail("no GPU to measure on: " +
-                  firstLine(err.empty() ? message : err) +
-                  " (use replay=DB to tune from recorded measurements)");
+      return fail(
+          "no GPU to measure on: " + firstLine(err.empty() ? message : err) +
+          " (use replay=DB to tune from recorded measurements)");
     key.device = firstLine(out);
   }
 
@@ -340,7 +342,8 @@ void Tuner::measure(Trial &trial) {
     auto [name, value] = llvm::StringRef(assignment).split('=');
     auto values = space->values(trial.candidate);
     if (values.count(name.str()) && values[name.str()] == value)
-      if (llvm::Error e = injectFault(llvm::sys::path::parent_path(trial.specPath), kind)) {
+      if (llvm::Error e =
+              injectFault(llvm::sys::path::parent_path(trial.specPath), kind)) {
         r.status = "run-error";
         r.error = llvm::toString(std::move(e));
         return;
@@ -374,20 +377,21 @@ void Tuner::measure(Trial &trial) {
       r.status = "ok";
     } else {
       r.status = "wrong-output";
-      r.error = llvm::formatv("relative error {0:e2} > tolerance {1:e1}, "
-                              "{2} NaN",
-                              r.relativeError,
-                              o->getNumber("tolerance").value_or(0),
-                              o->getInteger("nan_count").value_or(0))
-                    .str();
+      r.error =
+          llvm::formatv("relative error {0:e2} > tolerance {1:e1}, "
+                        "{2} NaN",
+                        r.relativeError, o->getNumber("tolerance").value_or(0),
+                        o->getInteger("nan_count").value_or(0))
+              .str();
     }
     return;
   }
   if (rc == -2) {
     bool timedOut = llvm::StringRef(message).contains_insensitive("time");
     r.status = timedOut ? "timeout" : "crash";
-    r.error = timedOut ? llvm::formatv("killed after {0} s", options.timeoutS).str()
-                       : firstLine(message);
+    r.error = timedOut
+                  ? llvm::formatv("killed after {0} s", options.timeoutS).str()
+                  : firstLine(message);
     return;
   }
   r.status = "run-error";
@@ -415,7 +419,8 @@ llvm::Error Tuner::report(const Trial &trial) {
   if (r.ok())
     bestMs = std::min(bestMs, r.medianMs);
   strategy->observe(trial.candidate,
-                    r.ok() ? r.medianMs : std::numeric_limits<double>::infinity());
+                    r.ok() ? r.medianMs
+                           : std::numeric_limits<double>::infinity());
   log << llvm::formatv("[tune] {0,4}/{1} {2,-13} ", done.size(), options.budget,
                        r.status);
   if (r.ok())
@@ -485,13 +490,13 @@ void Tuner::printSummary() {
   llvm::sort(ok, [](const Trial *a, const Trial *b) {
     return a->record.medianMs < b->record.medianMs;
   });
-  log << llvm::formatv("\n[tune] {0}: {1} trials ({2} measured, {3} from the "
-                       "database{6}), space of {4} candidates, strategy {5}\n",
-                       key.workload, done.size(), measuredCount, cachedCount,
-                       space->size(), options.strategy,
-                       replayedCount ? llvm::formatv(", {0} replayed",
-                                                     replayedCount).str()
-                                     : std::string());
+  log << llvm::formatv(
+      "\n[tune] {0}: {1} trials ({2} measured, {3} from the "
+      "database{6}), space of {4} candidates, strategy {5}\n",
+      key.workload, done.size(), measuredCount, cachedCount, space->size(),
+      options.strategy,
+      replayedCount ? llvm::formatv(", {0} replayed", replayedCount).str()
+                    : std::string());
   log << "[tune] best candidates (verified against the reference):\n";
   for (size_t i = 0; i < std::min<size_t>(ok.size(), 5); ++i)
     log << llvm::formatv("[tune]   {0,9:f4} ms {1,7:f1} TFLOP/s  {2}\n",

@@ -18,6 +18,6 @@ int main(int argc, char **argv) {
   tessel::registerAllPasses();
   mlir::DialectRegistry registry;
   tessel::registerAllDialects(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Tessel optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Tessel optimizer driver\n", registry));
 }

@@ -37,10 +37,10 @@ static cl::opt<double> warmupMs("warmup-ms", cl::desc("Warm-up budget (ms)"),
                                 cl::init(50), cl::cat(category));
 static cl::opt<double> repeatMs("rep-ms", cl::desc("Measurement budget (ms)"),
                                 cl::init(200), cl::cat(category));
-static cl::opt<std::string>
-    reference("reference",
-              cl::desc("Reference: auto (CPU if small, else GPU), cpu, gpu, none"),
-              cl::init("auto"), cl::cat(category));
+static cl::opt<std::string> reference(
+    "reference",
+    cl::desc("Reference: auto (CPU if small, else GPU), cpu, gpu, none"),
+    cl::init("auto"), cl::cat(category));
 static cl::opt<double>
     tolerance("tolerance",
               cl::desc("Relative error bound (default by dtype: f32 1e-5, "

@@ -18,6 +18,10 @@ constexpr llvm::StringLiteral kWorkloadAttrName = "tessel.workload";
 /// a dictionary attribute, or null when `func` is something else.
 mlir::DictionaryAttr recognizeWorkload(mlir::func::FuncOp func);
 
+/// Where to report an error about a whole payload: its first function (an
+/// implicit module has no useful location of its own).
+mlir::Location payloadLocation(mlir::ModuleOp payload);
+
 /// "matmul_relu 4096x4096x4096 f16->f16 acc=f32": the tuning-database key
 /// of the payload's one recognized function. Fails when there is none or
 /// several.

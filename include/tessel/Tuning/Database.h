@@ -58,8 +58,9 @@ public:
   /// an error, and it is never overwritten.
   static llvm::Expected<TuningDatabase> open(llvm::StringRef path);
 
-  const TuningRecord *find(const TuningKey &key,
-                           const std::map<std::string, std::string> &knobs) const;
+  const TuningRecord *
+  find(const TuningKey &key,
+       const std::map<std::string, std::string> &knobs) const;
   /// The fastest correct record for `key`, if any.
   const TuningRecord *best(const TuningKey &key) const;
   /// The devices with records for `workload`, schedule and compiler.

@@ -41,7 +41,8 @@ public:
   std::string assignment(const Candidate &c) const;
   std::map<std::string, std::string> values(const Candidate &c) const;
   /// Parses an assignment back; fails on unknown knobs or values.
-  llvm::Expected<Candidate> parse(const std::map<std::string, std::string> &values) const;
+  llvm::Expected<Candidate>
+  parse(const std::map<std::string, std::string> &values) const;
 
 private:
   std::vector<Knob> knobList;

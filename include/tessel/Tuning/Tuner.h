@@ -15,14 +15,14 @@ namespace tessel {
 struct TuneOptions {
   std::string schedule, entry = "__transform_main";
   std::string strategy = "evolutionary";
-  int64_t budget = 100;     // Trials (cached ones included).
-  double timeBudgetS = 0;   // Wall-clock limit; 0: none.
-  std::string db;           // Tuning database (JSON); empty: none.
+  int64_t budget = 100;   // Trials (cached ones included).
+  double timeBudgetS = 0; // Wall-clock limit; 0: none.
+  std::string db;         // Tuning database (JSON); empty: none.
   uint64_t seed = 1;
-  unsigned jobs = 0;        // Compile threads; 0: one per core.
-  std::string runner;       // tessel-run; empty: next to this executable.
+  unsigned jobs = 0;  // Compile threads; 0: one per core.
+  std::string runner; // tessel-run; empty: next to this executable.
   int deviceOrdinal = 0;
-  unsigned timeoutS = 60;   // Per measurement (hangs are killed).
+  unsigned timeoutS = 60; // Per measurement (hangs are killed).
   double warmupMs = 20, repeatMs = 100;
   std::string chip = "sm_90", features = "+ptx80";
   /// Replay: take measurements from this recorded database instead of the
