@@ -7,12 +7,15 @@
 #   3. tunes several shapes (evolutionary search);
 #   4. measures default vs tuned knobs with the full method.
 #   bench/tune_gpu_session.sh OUT_DIR [EXTRA_DB]
+# SHAPES="4096_f32 ..." picks the shapes to tune (and compare);
+# SKIP_FAULTS=1 skips steps 1 and 2.
 set -uo pipefail
 out=${1:?output directory}
 T=${TESSEL:-/tmp/tessel}/bin
 S=schedules/matmul_relu_simt.mlir
 mkdir -p "$out"
 
+if [ -z "${SKIP_FAULTS:-}" ]; then
 echo "== planted faults"
 "$T/tessel-opt" examples/matmul_relu_1024_f32.mlir \
   --tessel-tune="schedule=$S strategy=random budget=20 seed=7 db=$out/faults.json warmup-ms=5 rep-ms=20 timeout=5 inject-faults=tile_m=16:wrong;tile_m=32:illegal-address;tile_n=32:hang" \
@@ -26,10 +29,11 @@ echo "== kill -9"
   -o /dev/null 2> "$out/killed.log" & pid=$!
 sleep 6; kill -9 $pid; wait $pid
 python3 -c "import json; d=json.load(open('$out/killed.json')); print('after kill -9: valid database,', len(d['records']), 'records')"
+fi
 
 echo "== tuning"
 [ -n "${2:-}" ] && cp "$2" "$out/tuning.json"
-shapes="4096_f16 4096_f32 2048_f32 16384x1024x4096_f16 16384x1024x4096_f32"
+shapes=${SHAPES:-"4096_f16 4096_f32 2048_f32 16384x1024x4096_f16 16384x1024x4096_f32"}
 for s in $shapes; do
   start=$(date +%s.%N)
   "$T/tessel-opt" examples/matmul_relu_$s.mlir \
@@ -40,7 +44,7 @@ done
 
 echo "== default vs tuned (full method)"
 ex=""
-for s in 2048_f16 $shapes; do ex="$ex examples/matmul_relu_$s.mlir"; done
+for s in ${COMPARE:-2048_f16 $shapes}; do ex="$ex examples/matmul_relu_$s.mlir"; done
 python3 bench/run_examples.py --tools "$T" --examples $ex --out "$out/defaults.json" > "$out/defaults.md" 2>/dev/null
 python3 bench/run_examples.py --tools "$T" --examples $ex --db "$out/tuning.json" --out "$out/tuned.json" > "$out/tuned.md" 2>/dev/null
 cat "$out/defaults.md" "$out/tuned.md"
