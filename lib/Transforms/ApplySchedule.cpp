@@ -77,11 +77,7 @@ ApplySchedule::knobsFromDatabase(ModuleOp payload) {
   if (!workload)
     return emitError(loc) << "cannot take knobs from '" << db
                           << "': " << llvm::toString(workload.takeError());
-  auto text = llvm::MemoryBuffer::getFile(schedule);
-  if (!text)
-    return emitError(loc) << "cannot read schedule file '" << schedule << "'";
-  tessel::TuningKey key{*workload, device,
-                        tessel::hashSchedule((*text)->getBuffer()),
+  tessel::TuningKey key{*workload, device, tessel::scheduleHash(library->get()),
                         tessel::compilerId()};
   if (key.device.empty()) {
     std::vector<std::string> devices = database->devicesFor(key);

@@ -5,9 +5,11 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -86,6 +88,19 @@ DictionaryAttr tessel::recognizeWorkload(func::FuncOp func) {
       b.getNamedAttr("accumulator_type",
                      b.getStringAttr(typeName(accType.getElementType()))),
   });
+}
+
+std::string tessel::scheduleHash(ModuleOp schedule) {
+  OwningOpRef<ModuleOp> copy = schedule.clone();
+  UnitAttr unit = UnitAttr::get(schedule.getContext());
+  copy->walk([&](transform::tune::KnobOp knob) {
+    knob.removeSelectedAttr();
+    knob.setOptionsAttr(unit);
+  });
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  copy->print(os, OpPrintingFlags().printGenericOpForm());
+  return llvm::formatv("{0:x16}", llvm::xxh3_64bits(text)).str();
 }
 
 Location tessel::payloadLocation(ModuleOp payload) {

@@ -5,7 +5,6 @@
 #include "tessel/Version.h"
 
 #include "llvm/Config/llvm-config.h"
-#include "llvm/Support/xxhash.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -64,10 +63,6 @@ static bool fromJSON(const Value &value, TuningRecord &r,
          o.mapOptional("timestamp", r.timestamp);
 }
 } // namespace tessel
-
-std::string tessel::hashSchedule(llvm::StringRef scheduleText) {
-  return llvm::formatv("{0:x16}", llvm::xxh3_64bits(scheduleText)).str();
-}
 
 std::string tessel::compilerId() {
   return llvm::formatv("tessel {0}, LLVM {1}", tessel::getVersion(),

@@ -220,10 +220,7 @@ llvm::Error Tuner::setUp() {
   if (!workload)
     return workload.takeError();
   key.workload = *workload;
-  auto scheduleText = llvm::MemoryBuffer::getFile(options.schedule);
-  if (!scheduleText)
-    return fail("cannot read schedule file '" + options.schedule + "'");
-  key.scheduleHash = hashSchedule((*scheduleText)->getBuffer());
+  key.scheduleHash = tessel::scheduleHash(*schedule);
   key.compiler = compilerId();
 
   if (!options.replay.empty()) {

@@ -18,6 +18,13 @@ constexpr llvm::StringLiteral kWorkloadAttrName = "tessel.workload";
 /// a dictionary attribute, or null when `func` is something else.
 mlir::DictionaryAttr recognizeWorkload(mlir::func::FuncOp func);
 
+/// The tuning-database key of a schedule library: a hash of its transform
+/// IR with every knob's options and selected value left out (and comments
+/// and locations, which the printer drops). Editing a knob's option list
+/// keeps the key, so records of the candidates that remain are reused;
+/// changing what the schedule does changes it.
+std::string scheduleHash(mlir::ModuleOp schedule);
+
 /// Where to report an error about a whole payload: its first function (an
 /// implicit module has no useful location of its own).
 mlir::Location payloadLocation(mlir::ModuleOp payload);

@@ -25,7 +25,7 @@ namespace tessel {
 struct TuningKey {
   std::string workload;     // "matmul_relu 4096x4096x4096 f16 acc=f32"
   std::string device;       // "NVIDIA H200 (sm_90)"
-  std::string scheduleHash; // xxh3 of the schedule file's bytes
+  std::string scheduleHash; // tessel::scheduleHash of the schedule
   std::string compiler;     // "tessel 0.1.0, LLVM 22.1.8"
   bool operator==(const TuningKey &o) const {
     return workload == o.workload && device == o.device &&
@@ -47,9 +47,8 @@ struct TuningRecord {
   bool ok() const { return status == "ok"; }
 };
 
-/// The key parts that do not depend on the payload.
-std::string hashSchedule(llvm::StringRef scheduleText);
-std::string compilerId(); // "tessel 0.1.0, LLVM 22.1.8"
+/// The compiler part of the key: "tessel 0.1.0, LLVM 22.1.8".
+std::string compilerId();
 
 class TuningDatabase {
 public:
