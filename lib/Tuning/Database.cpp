@@ -41,6 +41,8 @@ static Value toJSON(const TuningRecord &r) {
                 {"relative_error", r.relativeError},
                 {"compile_ms", r.compileMs},
                 {"measure_ms", r.measureMs},
+                {"registers", r.registers},
+                {"spill_bytes", r.spillBytes},
                 {"error", r.error},
                 {"timestamp", r.timestamp}};
 }
@@ -59,6 +61,8 @@ static bool fromJSON(const Value &value, TuningRecord &r,
          o.mapOptional("relative_error", r.relativeError) &&
          o.mapOptional("compile_ms", r.compileMs) &&
          o.mapOptional("measure_ms", r.measureMs) &&
+         o.mapOptional("registers", r.registers) &&
+         o.mapOptional("spill_bytes", r.spillBytes) &&
          o.mapOptional("error", r.error) &&
          o.mapOptional("timestamp", r.timestamp);
 }

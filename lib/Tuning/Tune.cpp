@@ -38,6 +38,7 @@ void Tune::runOnOperation() {
   o.repeatMs = repeatMs;
   o.chip = chip;
   o.features = features;
+  o.ptxas = ptxas;
   o.replay = replay;
   o.replayDevice = replayDevice;
   o.faults = faults;

@@ -29,6 +29,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/xxhash.h"
 
@@ -147,6 +148,9 @@ public:
 private:
   llvm::Error setUp();
   void compile(Trial &trial);
+  /// Registers and spills from ptxas -v; a candidate that spills is
+  /// rejected before measurement.
+  void checkResources(Trial &trial, llvm::StringRef dir);
   void measure(Trial &trial);
   void replayMeasure(Trial &trial);
   /// Applies cached records, compiles the rest in parallel, measures them
@@ -163,7 +167,7 @@ private:
   std::unique_ptr<SearchStrategy> strategy;
   std::optional<TuningDatabase> db, replayDb;
   TuningKey key;
-  std::string payloadText, runner, workDir;
+  std::string payloadText, runner, workDir, ptxas;
   std::vector<std::pair<std::string, std::string>> faults; // knob=value, kind
   std::vector<Trial> done;
   unsigned nextId = 0;
@@ -268,6 +272,22 @@ llvm::Error Tuner::setUp() {
     key.device = firstLine(out);
   }
 
+  if (options.ptxas == "auto") {
+    llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ptxas");
+    if (!found)
+      found = llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
+    if (found)
+      ptxas = *found;
+  } else if (options.ptxas != "none") {
+    ptxas = options.ptxas;
+    if (!llvm::StringRef(ptxas).contains('/'))
+      if (llvm::ErrorOr<std::string> found =
+              llvm::sys::findProgramByName(ptxas))
+        ptxas = *found;
+    if (!llvm::sys::fs::can_execute(ptxas))
+      return fail("cannot execute ptxas '" + options.ptxas + "'");
+  }
+
   if (!options.db.empty()) {
     llvm::Expected<TuningDatabase> d = TuningDatabase::open(options.db);
     if (!d)
@@ -331,6 +351,44 @@ void Tuner::compile(Trial &trial) {
   for (auto func : module->getOps<func::FuncOp>())
     if (!func.isExternal())
       trial.specPath = dir + "/" + func.getSymName().str() + ".launch.json";
+  if (!ptxas.empty())
+    checkResources(trial, dir);
+  r.compileMs = msSince(start);
+}
+
+void Tuner::checkResources(Trial &trial, llvm::StringRef dir) {
+  TuningRecord &r = trial.record;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".ptx")
+      continue;
+    std::string out, err, message;
+    int rc = runProcess(
+        ptxas, {"-arch=" + options.chip, "-v", it->path(), "-o", "/dev/null"},
+        120, out, err, message);
+    if (rc != 0) {
+      r.status = "compile-error";
+      r.error = "ptxas: " + firstLine(err.empty() ? message : err);
+      return;
+    }
+    // "ptxas info    : Used 99 registers, ..." and
+    // "    0 bytes stack frame, 16 bytes spill stores, 16 bytes spill loads"
+    llvm::SmallVector<llvm::StringRef> groups;
+    llvm::Regex registers("Used ([0-9]+) registers");
+    llvm::Regex spills("([0-9]+) bytes spill stores");
+    if (registers.match(err, &groups))
+      r.registers = std::max<int64_t>(r.registers, std::stoll(groups[1].str()));
+    if (spills.match(err, &groups))
+      r.spillBytes =
+          std::max<int64_t>(r.spillBytes, std::stoll(groups[1].str()));
+  }
+  if (r.spillBytes > 0) {
+    r.status = "spills";
+    r.error = llvm::formatv("ptxas: {0} bytes spill stores ({1} registers)",
+                            r.spillBytes, r.registers)
+                  .str();
+  }
 }
 
 void Tuner::measure(Trial &trial) {

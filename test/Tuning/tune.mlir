@@ -5,13 +5,13 @@
 // is applied, and a second run is served from the database.
 
 // RUN: rm -f %t.json
-// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=2" \
+// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=2 ptxas=none" \
 // RUN:   -o %t.tuned.mlir 2> %t.log
 // RUN: FileCheck %s --input-file=%t.log
 // RUN: python3 %S/Inputs/check-db.py %t.json | FileCheck %s --check-prefix=DB
 
 // A second run measures nothing and picks the same winner.
-// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=2" \
+// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=2 ptxas=none" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CACHED
 
 // --tessel-apply-schedule takes the database's best knobs: the same IR as

@@ -210,6 +210,9 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
            "Target GPU of the candidates (as tessel-lower-to-ptx)">,
     Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
            "PTX features of the candidates">,
+    Option<"ptxas", "ptxas", "std::string", /*default=*/"\"auto\"",
+           "ptxas for register/spill counts (auto: PATH or /usr/local/cuda/bin; "
+           "none; or a path); candidates that spill are rejected unmeasured">,
     Option<"replay", "replay", "std::string", /*default=*/"",
            "Take measurements from this recorded database, not the GPU">,
     Option<"replayDevice", "replay-device", "std::string", /*default=*/"",

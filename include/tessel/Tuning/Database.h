@@ -36,13 +36,14 @@ struct TuningKey {
 struct TuningRecord {
   TuningKey key;
   std::map<std::string, std::string> knobs;
-  /// ok, wrong-output, compile-error, run-error, crash, timeout.
+  /// ok, wrong-output, compile-error, spills, run-error, crash, timeout.
   std::string status;
   double medianMs = 0, minMs = 0, maxMs = 0, tflops = 0;
   double relativeError = 0;
   double compileMs = 0, measureMs = 0;
-  std::string error;     // First line(s) of why it failed.
-  std::string timestamp; // ISO 8601, UTC.
+  int64_t registers = -1, spillBytes = -1; // From ptxas -v; -1: unknown.
+  std::string error;                       // First line(s) of why it failed.
+  std::string timestamp;                   // ISO 8601, UTC.
 
   bool ok() const { return status == "ok"; }
 };

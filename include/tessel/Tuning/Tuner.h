@@ -25,6 +25,10 @@ struct TuneOptions {
   unsigned timeoutS = 60; // Per measurement (hangs are killed).
   double warmupMs = 20, repeatMs = 100;
   std::string chip = "sm_90", features = "+ptx80";
+  /// ptxas for register and spill counts: "auto" (PATH, then
+  /// /usr/local/cuda/bin), "none", or a path. Candidates that spill are
+  /// rejected before measurement.
+  std::string ptxas = "auto";
   /// Replay: take measurements from this recorded database instead of the
   /// GPU (for testing and comparing strategies without one).
   std::string replay;

@@ -1,0 +1,23 @@
+// With ptxas, each candidate's registers and spills are recorded, and a
+// candidate that spills is rejected before it is measured. A stand-in ptxas
+// (Inputs/fake-ptxas.py) makes every 16 x 16-thread kernel spill.
+
+// RUN: rm -f %t.json
+// RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
+// RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=random budget=24 seed=2 db=%t.json runner=%S/Inputs/fake-runner.py timeout=2 ptxas=%S/Inputs/fake-ptxas.py" \
+// RUN:   -o /dev/null 2> %t.log
+// RUN: FileCheck %s --input-file=%t.log
+// RUN: python3 -c "import json; rs = json.load(open('%t.json'))['records']; \
+// RUN:   print(sorted({(r['status'], r['registers'], r['spill_bytes'], r['measure_ms'] == 0) for r in rs if r['status'] in ('ok', 'spills')}))" \
+// RUN:   | FileCheck %s --check-prefix=DB
+
+// The default knobs (tile 64 x 128, 4 x 8 per thread) run 16 x 16 threads.
+// CHECK: [tune]    1/24 spills {{.*}}tile_m=64,tile_n=128,tile_k=8,thread_m=4,thread_n=8  (ptxas: 64 bytes spill stores (255 registers))
+// CHECK: rejected, spills:
+// DB: [('ok', 96, 0, False), ('spills', 255, 64, True)]
+
+// A ptxas that cannot be run is an error up front.
+// RUN: not tessel-opt %examples/matmul_relu_1024_f32.mlir \
+// RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir runner=%S/Inputs/fake-runner.py ptxas=%t.no-ptxas" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD
+// BAD: error: tessel-tune: cannot execute ptxas '{{.*}}no-ptxas'
