@@ -298,7 +298,7 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
       return event.takeError();
     events.push_back(*event);
   }
-  auto destroyEvents = llvm::make_scope_exit([&] {
+  llvm::scope_exit destroyEvents([&] {
     for (cuda::Event e : events)
       driver.destroyEvent(e);
     driver.destroyEvent(*probeStart);

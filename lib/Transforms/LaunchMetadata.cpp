@@ -4,8 +4,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -60,9 +60,11 @@ DictionaryAttr tessel::recognizeWorkload(func::FuncOp func) {
   if (!relu || !isRelu(relu))
     return {};
   auto matmul = relu.getDpsInputs()[0].getDefiningOp<linalg::MatmulOp>();
+  // Transposed or broadcast operands (user indexing maps) are another
+  // workload than the references compute.
   if (!matmul ||
-      !matmul.getIndexingMaps().empty() &&
-          !linalg::MatmulOp::isDefaultIndexingMaps(matmul.getIndexingMaps()))
+      (!matmul.getIndexingMaps().empty() &&
+       !linalg::MatmulOp::isDefaultIndexingMaps(matmul.getIndexingMaps())))
     return {};
   auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   if (!fill || !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))

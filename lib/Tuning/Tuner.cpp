@@ -592,8 +592,7 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
       return std::move(e);
   }
   printSummary();
-  auto cleanUp = llvm::make_scope_exit(
-      [&] { llvm::sys::fs::remove_directories(workDir); });
+  llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(workDir); });
 
   std::vector<const Trial *> ok;
   for (const Trial &t : done)
