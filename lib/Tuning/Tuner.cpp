@@ -151,7 +151,8 @@ private:
   /// Registers and spills from ptxas -v; a candidate that spills is
   /// rejected before measurement.
   void checkResources(Trial &trial, llvm::StringRef dir);
-  void measure(Trial &trial);
+  /// Runs and checks the candidate on inputs drawn from `inputSeed`.
+  void measure(Trial &trial, uint64_t inputSeed = 1);
   void replayMeasure(Trial &trial);
   /// Applies cached records, compiles the rest in parallel, measures them
   /// one at a time.
@@ -391,7 +392,7 @@ void Tuner::checkResources(Trial &trial, llvm::StringRef dir) {
   }
 }
 
-void Tuner::measure(Trial &trial) {
+void Tuner::measure(Trial &trial, uint64_t inputSeed) {
   TuningRecord &r = trial.record;
   for (auto &[assignment, kind] : faults) {
     auto [name, value] = llvm::StringRef(assignment).split('=');
@@ -410,7 +411,8 @@ void Tuner::measure(Trial &trial) {
                       {trial.specPath, "--json",
                        llvm::formatv("--warmup-ms={0}", options.warmupMs).str(),
                        llvm::formatv("--rep-ms={0}", options.repeatMs).str(),
-                       "--device=" + std::to_string(options.deviceOrdinal)},
+                       "--device=" + std::to_string(options.deviceOrdinal),
+                       "--seed=" + std::to_string(inputSeed)},
                       options.timeoutS, out, err, message);
   r.measureMs = msSince(start);
   if (rc == 0 || rc == 2) {
@@ -619,13 +621,28 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
     }
     for (Trial &f : finalists)
       compile(f); // Cached records have no kernels on disk any more.
+    // Fresh inputs every round: the winner is checked on more than the
+    // inputs it was selected on; a finalist that fails is out.
+    bool failedCheck[2] = {false, false};
     for (int round = 0; round < 3; ++round)
       for (int i = 0; i < 2; ++i) {
         Trial t = finalists[i];
-        measure(t);
+        measure(t, /*inputSeed=*/2 + round);
         if (t.record.ok())
           times[i].push_back(t.record.medianMs);
+        else
+          failedCheck[i] = true;
       }
+    for (int i = 0; i < 2; ++i) {
+      if (!failedCheck[i])
+        continue;
+      times[i].clear();
+      log << "[tune] " << space->assignment(finalists[i].candidate)
+          << " failed on fresh inputs: not a winner\n";
+    }
+    if (failedCheck[0] && failedCheck[1])
+      return fail("the two best candidates failed the check on fresh "
+                  "inputs; no verified winner");
     auto median = [](std::vector<double> v) {
       if (v.empty())
         return std::numeric_limits<double>::infinity();

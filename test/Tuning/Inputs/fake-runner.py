@@ -4,7 +4,9 @@ and for a launch spec prints tessel-run's JSON with a time that is a fixed
 function of the launch (grid and block), so searches are deterministic.
 Misbehaves on purpose, to test the tuner's isolation, for blocks of:
   64 threads  -> hangs (never exits),  32 threads -> dies of SIGSEGV,
-  128 threads -> wrong output (exit 2), 512 threads -> CUDA error (exit 1)."""
+  128 threads -> wrong output (exit 2), 512 threads -> CUDA error (exit 1);
+with FAKE_WRONG_ON_FRESH_INPUTS=N, blocks of N threads are also wrong for
+any --seed but 1 (a kernel right only on the inputs it was tuned on)."""
 import json, os, signal, sys, time
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -27,7 +29,9 @@ if threads == 512:
 w = spec["workload"]
 # Best near 256 threads and enough blocks to fill 132 SMs.
 ms = 1.0 + abs(threads - 256) / 256.0 + max(0, 132 - blocks) / 132.0
-wrong = threads == 128
+seed = next((a.split("=")[1] for a in sys.argv if a.startswith("--seed=")), "1")
+fresh_wrong = os.environ.get("FAKE_WRONG_ON_FRESH_INPUTS")
+wrong = threads == 128 or (fresh_wrong == str(threads) and seed != "1")
 print(json.dumps({"function": spec["function"], "device": "Fake GPU", "chip": "sm_90",
                   "reference": "gpu-f64", "checked": True, "passed": not wrong,
                   "relative_error": 0.5 if wrong else 1e-6, "max_abs_error": 0,
