@@ -101,9 +101,14 @@ ApplySchedule::knobsFromDatabase(ModuleOp payload) {
                           << "' has no verified record of '" << key.workload
                           << "' on '" << key.device
                           << "' for this schedule and compiler: tune first";
+  // The knobs= option wins over the record.
+  llvm::StringSet<> overridden;
+  for (const std::string &assignment : knobs)
+    overridden.insert(StringRef(assignment).split('=').first.trim());
   SmallVector<std::string> result;
   for (const auto &[name, value] : best->knobs)
-    result.push_back(name + "=" + value);
+    if (!overridden.contains(name))
+      result.push_back(name + "=" + value);
   result.append(knobs.begin(), knobs.end());
   return result;
 }
@@ -122,26 +127,8 @@ LogicalResult ApplySchedule::selectKnobs(ArrayRef<std::string> assignments) {
     return names.empty() ? std::string("none") : names;
   };
 
-  // Later assignments of a name win (database values, then knobs=).
-  llvm::StringMap<std::string> lastValue;
-  SmallVector<std::string> unique;
-  for (const std::string &assignment : assignments) {
-    StringRef name = StringRef(assignment).split('=').first.trim();
-    if (lastValue.count(name) && !db.empty()) {
-      lastValue[name] = assignment;
-      continue;
-    }
-    lastValue[name] = assignment;
-    unique.push_back(name.str());
-  }
-  SmallVector<std::string> merged;
-  for (const std::string &name : unique)
-    merged.push_back(lastValue[name]);
-  if (db.empty())
-    merged.assign(assignments.begin(), assignments.end());
-
   llvm::StringSet<> given;
-  for (const std::string &assignment : merged) {
+  for (const std::string &assignment : assignments) {
     auto [name, valueText] = StringRef(assignment).split('=');
     name = name.trim();
     valueText = valueText.trim();

@@ -50,6 +50,9 @@ struct Trial {
   TuningRecord record;
   unsigned id = 0;      // Names the trial's work directory.
   std::string specPath; // Set once compiled.
+  /// Where the record comes from: only compiled trials are measured and
+  /// written to the database.
+  enum class Origin { Compiled, Cached, Replayed } origin = Origin::Compiled;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -97,21 +100,28 @@ static int runProcess(llvm::StringRef program, llvm::ArrayRef<std::string> args,
   return execFailed ? -1 : rc;
 }
 
+/// The .ptx files an export wrote to `dir`.
+static std::vector<std::string> ptxFilesIn(llvm::StringRef dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::sys::path::extension(it->path()) == ".ptx")
+      files.push_back(it->path());
+  return files;
+}
+
 /// Corrupts a kernel's PTX the way `kind` says (the fault-injection hook
 /// that tests the tuner's isolation).
 static llvm::Error injectFault(llvm::StringRef dir, llvm::StringRef kind) {
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec)) {
-    if (llvm::sys::path::extension(it->path()) != ".ptx")
-      continue;
-    auto buffer = llvm::MemoryBuffer::getFile(it->path());
+  for (const std::string &path : ptxFilesIn(dir)) {
+    auto buffer = llvm::MemoryBuffer::getFile(path);
     if (!buffer)
-      return fail("cannot read " + it->path());
+      return fail("cannot read " + path);
     std::string ptx = (*buffer)->getBuffer().str();
     size_t body = ptx.find("\n{\n", ptx.find(".entry"));
     if (body == std::string::npos)
-      return fail("no kernel body in " + it->path());
+      return fail("no kernel body in " + path);
     body += 3;
     if (kind == "hang") {
       ptx.insert(body, "TESSEL_HANG:\n\tbra.uni TESSEL_HANG;\n");
@@ -127,9 +137,9 @@ static llvm::Error injectFault(llvm::StringRef dir, llvm::StringRef kind) {
                   "' (expected hang, illegal-address or wrong)");
     }
     std::error_code wec;
-    llvm::raw_fd_ostream os(it->path(), wec);
+    llvm::raw_fd_ostream os(path, wec);
     if (wec)
-      return fail("cannot write " + it->path());
+      return fail("cannot write " + path);
     os << ptx;
   }
   return llvm::Error::success();
@@ -341,14 +351,12 @@ void Tuner::compile(Trial &trial) {
     exportOptions.dir = dir;
     pm.addPass(createTesselExportKernels(exportOptions));
   }
-  bool ok = module && succeeded(pm.run(*module));
-  r.compileMs = msSince(start);
-  if (!ok) {
+  if (!module || failed(pm.run(*module))) {
+    r.compileMs = msSince(start);
     r.status = "compile-error";
     r.error = error.empty() ? "compilation failed" : error;
     return;
   }
-  trial.specPath = dir + "/" + "matmul_relu.launch.json";
   for (auto func : module->getOps<func::FuncOp>())
     if (!func.isExternal())
       trial.specPath = dir + "/" + func.getSymName().str() + ".launch.json";
@@ -359,15 +367,13 @@ void Tuner::compile(Trial &trial) {
 
 void Tuner::checkResources(Trial &trial, llvm::StringRef dir) {
   TuningRecord &r = trial.record;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec)) {
-    if (llvm::sys::path::extension(it->path()) != ".ptx")
-      continue;
+  llvm::Regex registers("Used ([0-9]+) registers");
+  llvm::Regex spills("([0-9]+) bytes spill stores");
+  for (const std::string &path : ptxFilesIn(dir)) {
     std::string out, err, message;
     int rc = runProcess(
-        ptxas, {"-arch=" + options.chip, "-v", it->path(), "-o", "/dev/null"},
-        120, out, err, message);
+        ptxas, {"-arch=" + options.chip, "-v", path, "-o", "/dev/null"}, 120,
+        out, err, message);
     if (rc != 0) {
       r.status = "compile-error";
       r.error = "ptxas: " + firstLine(err.empty() ? message : err);
@@ -376,8 +382,6 @@ void Tuner::checkResources(Trial &trial, llvm::StringRef dir) {
     // "ptxas info    : Used 99 registers, ..." and
     // "    0 bytes stack frame, 16 bytes spill stores, 16 bytes spill loads"
     llvm::SmallVector<llvm::StringRef> groups;
-    llvm::Regex registers("Used ([0-9]+) registers");
-    llvm::Regex spills("([0-9]+) bytes spill stores");
     if (registers.match(err, &groups))
       r.registers = std::max<int64_t>(r.registers, std::stoll(groups[1].str()));
     if (spills.match(err, &groups))
@@ -394,9 +398,9 @@ void Tuner::checkResources(Trial &trial, llvm::StringRef dir) {
 
 void Tuner::measure(Trial &trial, uint64_t inputSeed) {
   TuningRecord &r = trial.record;
+  std::map<std::string, std::string> values = space->values(trial.candidate);
   for (auto &[assignment, kind] : faults) {
     auto [name, value] = llvm::StringRef(assignment).split('=');
-    auto values = space->values(trial.candidate);
     if (values.count(name.str()) && values[name.str()] == value)
       if (llvm::Error e =
               injectFault(llvm::sys::path::parent_path(trial.specPath), kind)) {
@@ -472,7 +476,6 @@ void Tuner::replayMeasure(Trial &trial) {
 
 llvm::Error Tuner::report(const Trial &trial) {
   const TuningRecord &r = trial.record;
-  bool counts = r.status != "not-recorded";
   if (r.ok())
     bestMs = std::min(bestMs, r.medianMs);
   strategy->observe(trial.candidate,
@@ -491,7 +494,7 @@ llvm::Error Tuner::report(const Trial &trial) {
     log << llvm::formatv("  best {0:f4} ms", bestMs);
   log << "\n";
   log.flush();
-  if (db && counts && options.replay.empty())
+  if (db && trial.origin == Trial::Origin::Compiled)
     return db->add(r);
   return llvm::Error::success();
 }
@@ -505,13 +508,13 @@ llvm::Error Tuner::evaluate(std::vector<Trial> &batch) {
     if (db && options.replay.empty())
       if (const TuningRecord *cached = db->find(key, t.record.knobs)) {
         t.record = *cached;
-        t.specPath = "cached";
+        t.origin = Trial::Origin::Cached;
         ++cachedCount;
         continue;
       }
     if (!options.replay.empty()) {
       replayMeasure(t);
-      t.specPath = "replayed";
+      t.origin = Trial::Origin::Replayed;
       ++replayedCount;
       continue;
     }
@@ -524,7 +527,7 @@ llvm::Error Tuner::evaluate(std::vector<Trial> &batch) {
     pool.wait();
   }
   for (Trial &t : batch) {
-    if (llvm::is_contained(toCompile, &t) && t.record.status.empty()) {
+    if (t.origin == Trial::Origin::Compiled && t.record.status.empty()) {
       measure(t);
       ++measuredCount;
     }
