@@ -28,9 +28,11 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   // dynamic shapes, work left on the host, device mallocs).
   pm.addPass(createTesselCheckKernelPayload());
 
-  // Step 2. Outline. Index computations and constants are sunk into the
-  // launches first: canonicalizing earlier would hoist vector constants out
-  // of them and turn them into kernel arguments.
+  // Step 2. Outline. Workgroup allocations become views of the launch's
+  // dynamic shared memory. Index computations and constants are sunk into
+  // the launches first: canonicalizing earlier would hoist vector constants
+  // out of them and turn them into kernel arguments.
+  pm.addPass(tessel::createTesselPackWorkgroupMemory());
   pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
 

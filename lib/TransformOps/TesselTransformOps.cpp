@@ -2,14 +2,17 @@
 
 #include "tessel/TransformOps/TesselTransformOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
 #include "mlir/Dialect/GPU/TransformOps/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/NVGPU/TransformOps/NVGPUTransformOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 
@@ -195,4 +198,137 @@ DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
       /*syncAfterDistribute=*/true);
   results.push_back(launch);
   return diag;
+}
+
+//===----------------------------------------------------------------------===//
+// PipelineSharedMemoryCopiesOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure tessel::PipelineSharedMemoryCopiesOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &results, transform::TransformState &state) {
+  ArrayRef<Attribute> depthValues = state.getParams(getDepth());
+  if (depthValues.size() != 1 || !isa<IntegerAttr>(depthValues.front()) ||
+      cast<IntegerAttr>(depthValues.front()).getInt() < 1)
+    return emitDefiniteFailure()
+           << "expected depth to be a single integer of at least 1";
+  int64_t depth = cast<IntegerAttr>(depthValues.front()).getInt();
+
+  // Upstream's op does the work; it takes the depth as an attribute, so a
+  // detached instance carries the param's value. Its operand is a scratch
+  // block argument: a use of the real handle by an op outside the schedule
+  // would confuse the interpreter's handle tracking.
+  OpBuilder builder(getContext());
+  Block scratch;
+  Value scratchHandle = scratch.addArgument(getTarget().getType(), getLoc());
+  auto upstream = transform::PipelineSharedMemoryCopiesOp::create(
+      builder, getLoc(), getResult().getType(), scratchHandle,
+      static_cast<uint64_t>(depth), getPeelEpilogue());
+  auto eraseUpstream = llvm::scope_exit([&] { upstream->erase(); });
+
+  SmallVector<Operation *> pipelined;
+  for (Operation *target : state.getPayloadOps(getTarget())) {
+    auto forOp = dyn_cast<scf::ForOp>(target);
+    if (!forOp) {
+      DiagnosedSilenceableFailure diag = emitSilenceableError()
+                                         << "expected an scf.for";
+      diag.attachNote(target->getLoc()) << "target op";
+      return diag;
+    }
+    transform::ApplyToEachResultList loopResults;
+    DiagnosedSilenceableFailure diag =
+        upstream.applyToOne(rewriter, forOp, loopResults, state);
+    if (!diag.succeeded())
+      return diag;
+    pipelined.push_back(cast<Operation *>(loopResults[0]));
+  }
+  results.set(cast<OpResult>(getResult()), pipelined);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void tessel::PipelineSharedMemoryCopiesOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::consumesHandle(getTargetMutable(), effects);
+  transform::onlyReadsHandle(getDepthMutable(), effects);
+  transform::producesHandle(getOperation()->getOpResults(), effects);
+  transform::modifiesPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// SwizzleBlockOrderOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure
+tessel::SwizzleBlockOrderOp::apply(transform::TransformRewriter &rewriter,
+                                   transform::TransformResults &results,
+                                   transform::TransformState &state) {
+  ArrayRef<Attribute> groupValues = state.getParams(getGroup());
+  if (groupValues.size() != 1 || !isa<IntegerAttr>(groupValues.front()) ||
+      cast<IntegerAttr>(groupValues.front()).getInt() < 1)
+    return emitDefiniteFailure()
+           << "expected group to be a single integer of at least 1";
+  int64_t group = cast<IntegerAttr>(groupValues.front()).getInt();
+
+  for (Operation *target : state.getPayloadOps(getTarget())) {
+    auto launch = dyn_cast<gpu::LaunchOp>(target);
+    std::optional<int64_t> gx, gy;
+    if (launch) {
+      gx = getConstantIntValue(launch.getGridSizeX());
+      gy = getConstantIntValue(launch.getGridSizeY());
+    }
+    if (!gx || !gy) {
+      DiagnosedSilenceableFailure diag =
+          emitSilenceableError() << "expected a gpu.launch with a constant grid";
+      diag.attachNote(target->getLoc()) << "target op";
+      return diag;
+    }
+    int64_t rows = std::min(group, *gy);
+    if (rows == 1)
+      continue;
+
+    SmallVector<gpu::BlockIdOp> xs, ys;
+    launch.walk([&](gpu::BlockIdOp id) {
+      if (id.getDimension() == gpu::Dimension::x)
+        xs.push_back(id);
+      else if (id.getDimension() == gpu::Dimension::y)
+        ys.push_back(id);
+    });
+    if (xs.empty() && ys.empty())
+      continue;
+
+    // l = y * gx + x; a group covers `rows` block rows of all gx columns and
+    // is walked column by column.
+    Location loc = launch.getLoc();
+    rewriter.setInsertionPointToStart(&launch.getBody().front());
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    Value x = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value y = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::y);
+    Value linear = arith::AddIOp::create(
+        rewriter, loc, arith::MulIOp::create(rewriter, loc, y, cst(*gx)), x);
+    Value perGroup = cst(rows * *gx);
+    Value groupId = arith::DivUIOp::create(rewriter, loc, linear, perGroup);
+    Value firstRow = arith::MulIOp::create(rewriter, loc, groupId, cst(rows));
+    Value rowsHere = arith::MinUIOp::create(
+        rewriter, loc, arith::SubIOp::create(rewriter, loc, cst(*gy), firstRow),
+        cst(rows));
+    Value inGroup = arith::RemUIOp::create(rewriter, loc, linear, perGroup);
+    Value newY = arith::AddIOp::create(
+        rewriter, loc, firstRow,
+        arith::RemUIOp::create(rewriter, loc, inGroup, rowsHere));
+    Value newX = arith::DivUIOp::create(rewriter, loc, inGroup, rowsHere);
+    for (gpu::BlockIdOp id : xs)
+      rewriter.replaceOp(id, newX);
+    for (gpu::BlockIdOp id : ys)
+      rewriter.replaceOp(id, newY);
+  }
+  return DiagnosedSilenceableFailure::success();
+}
+
+void tessel::SwizzleBlockOrderOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::onlyReadsHandle(getGroupMutable(), effects);
+  transform::modifiesPayload(effects);
 }

@@ -2,7 +2,12 @@
 
 #include "tessel/TransformOps/TesselTransformOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -14,7 +19,12 @@ public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TesselTransformDialectExtension)
 
   TesselTransformDialectExtension() {
+    declareGeneratedDialect<mlir::arith::ArithDialect>();
     declareGeneratedDialect<mlir::gpu::GPUDialect>();
+    declareGeneratedDialect<mlir::memref::MemRefDialect>();
+    declareGeneratedDialect<mlir::nvgpu::NVGPUDialect>();
+    declareGeneratedDialect<mlir::scf::SCFDialect>();
+    declareGeneratedDialect<mlir::vector::VectorDialect>();
     registerTransformOps<
 #define GET_OP_LIST
 #include "tessel/TransformOps/TesselTransformOps.cpp.inc"

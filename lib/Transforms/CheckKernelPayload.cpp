@@ -50,6 +50,9 @@ static LogicalResult checkFunction(func::FuncOp func) {
                                                          -> WalkResult {
     if (auto launch = dyn_cast<gpu::LaunchOp>(op)) {
       WalkResult inner = launch.walk([&](memref::AllocOp alloc) {
+        // Workgroup memory becomes the launch's shared memory.
+        if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(alloc.getType()))
+          return WalkResult::advance();
         alloc.emitError() << "memref.alloc inside a GPU kernel would become a "
                              "device malloc: keep the value in registers or "
                              "use memref.alloca / workgroup memory";

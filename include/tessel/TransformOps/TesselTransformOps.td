@@ -100,4 +100,154 @@ def MapNestedForallToThreadsOp : Op<Transform_Dialect,
   }];
 }
 
+def PipelineSharedMemoryCopiesOp : Op<Transform_Dialect,
+    "tessel.pipeline_shared_memory_copies", [
+    DeclareOpInterfaceMethods<TransformOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Software-pipeline a loop's copies to shared memory, with the depth given as a param";
+  let description = [{
+    Upstream `transform.nvgpu.pipeline_shared_memory_copies` with its
+    `depth` taken from a `!transform.param<i64>` instead of an attribute, so
+    that a schedule can tune it with a `transform.tune.knob`. The pipelining
+    itself is upstream's: the global-to-shared copies of the target
+    `scf.for` (async copies and their groups, with the barriers before them)
+    run `depth` iterations ahead of the rest of the body, the async waits
+    get the matching number of groups in flight, and the copies of the last
+    `depth` iterations are predicated off (or peeled with `peel_epilogue`).
+    The shared buffers must already hold `depth` stages (for example as
+    allocated by `transform.tessel.rewrite_block_matmul_as_mma_sync`).
+
+    ```mlir
+    %stages = transform.tune.knob<"stages"> = 3 from options = [2, 3, 4]
+        -> !transform.param<i64>
+    %pipelined = transform.tessel.pipeline_shared_memory_copies %loop
+        depth %stages
+        : (!transform.any_op, !transform.param<i64>) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the loop handle and returns the pipelined loop. Fails
+    definitely when `depth` is not a single integer of at least 1. Other
+    failures are upstream's: silenceable when the loop has no shared memory
+    copy or nested regions in its body, definite when the IR was already
+    changed.
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       TransformParamTypeInterface:$depth,
+                       UnitAttr:$peel_epilogue);
+  let results = (outs TransformHandleTypeInterface:$result);
+  let assemblyFormat = [{
+    $target `depth` $depth attr-dict `:` functional-type(operands, results)
+  }];
+  let cppNamespace = "::tessel";
+}
+
+def RewriteBlockMatmulAsMmaSyncOp : Op<Transform_Dialect,
+    "tessel.rewrite_block_matmul_as_mma_sync", [
+    DeclareOpInterfaceMethods<TransformOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Rewrite a thread block's matmul and its epilogue into a shared-memory, warp-level mma.sync main loop";
+  let description = [{
+    Rewrites a `linalg.matmul` on memrefs that one thread block computes
+    inside a `gpu.launch` (after `transform.gpu.map_forall_to_blocks`),
+    together with the `linalg.fill` that zeroes its accumulator and the
+    elementwise `linalg.generic` that consumes it (e.g. ReLU and the
+    conversion to the output type), into tensor-core code:
+
+    - a K loop with step `tile_k` whose body copies the block's A
+      (`BM x tile_k`) and B (`tile_k x BN`) tiles into workgroup memory with
+      16-byte `vector.transfer_read`/`transfer_write` pairs spread over all
+      threads (consecutive threads take consecutive 16-byte chunks of a
+      row: coalesced), into one of `stages` buffers, each row padded by
+      `padding` elements against bank conflicts;
+    - per warp, a `warp_m x warp_n` tile of the block tile, computed with
+      `nvgpu.ldmatrix` (A: x4; B: x4 transposed) and `nvgpu.mma.sync`
+      (m16n8k16, f32 accumulators carried in registers as loop iter_args);
+    - after the loop, the epilogue's scalar body applied to each thread's
+      accumulator fragments and the result stored to the output.
+
+    The launch gets `32 * (BM / warp_m) * (BN / warp_n)` threads along x.
+    `transform.nvgpu.create_async_groups` then turns the copies into
+    `cp.async`, and `transform.tessel.pipeline_shared_memory_copies` (with
+    the same `stages`) pipelines the loop. The loop is marked with the unit
+    attribute `tessel.mma_main_loop` so that a schedule can match it again
+    after handles were invalidated.
+
+    ```mlir
+    %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
+        tile_k %bk warp_tile %wm, %wn stages %stages padding %pad
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the matmul handle and returns the K loop. Produces a
+    silenceable failure, with a note on the payload op and before changing
+    anything, when: the target is not a `linalg.matmul` on memrefs with
+    static shapes inside a `gpu.launch`; the inputs are not both f16 or both
+    bf16 with an f32 accumulator; the accumulator is not zeroed by a
+    `linalg.fill` or is read by anything but the matmul and one elementwise
+    `linalg.generic` (or is not itself the output); a size does not divide
+    its dimension (`tile_k` of K, the warp tile of the block tile, 16 of the
+    warp tile, the copy chunks of a tile among the threads); the block
+    would exceed 1024 threads. Fails definitely when a param does not hold
+    exactly one integer.
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       TransformParamTypeInterface:$tile_k,
+                       TransformParamTypeInterface:$warp_m,
+                       TransformParamTypeInterface:$warp_n,
+                       TransformParamTypeInterface:$stages,
+                       TransformParamTypeInterface:$padding);
+  let results = (outs TransformHandleTypeInterface:$loop);
+  let assemblyFormat = [{
+    $target `tile_k` $tile_k `warp_tile` $warp_m `,` $warp_n
+    `stages` $stages `padding` $padding attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let cppNamespace = "::tessel";
+}
+
+def SwizzleBlockOrderOp : Op<Transform_Dialect,
+    "tessel.swizzle_block_order", [
+    DeclareOpInterfaceMethods<TransformOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Remap a launch's 2-D block ids so that groups of block rows run together (L2 reuse)";
+  let description = [{
+    Inside the target `gpu.launch` (grid `gx x gy`), replaces the uses of
+    `gpu.block_id x` and `gpu.block_id y` with ids remapped in groups of
+    `group` block rows: blocks are numbered in launch order
+    (`l = y * gx + x`) and consecutive numbers walk down `group` rows of a
+    block column before moving to the next column, so that blocks running
+    at the same time share A rows and B columns in L2 (Triton's "grouped
+    ordering"). A last group with fewer rows is handled. `group = 1` leaves
+    the launch unchanged.
+
+    ```mlir
+    transform.tessel.swizzle_block_order %launch group %g
+        : !transform.any_op, !transform.param<i64>
+    ```
+
+    #### Return modes
+
+    Produces a silenceable failure when the target is not a `gpu.launch`
+    with a constant grid; fails definitely when `group` is not a single
+    integer of at least 1. Modifies the payload in place; the handle stays
+    valid.
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       TransformParamTypeInterface:$group);
+  let results = (outs);
+  let assemblyFormat = [{
+    $target `group` $group attr-dict `:` type($target) `,` type($group)
+  }];
+  let cppNamespace = "::tessel";
+}
+
 #endif // TESSEL_TRANSFORMOPS_TESSELTRANSFORMOPS

@@ -123,6 +123,39 @@ def TesselLowerVectors : Pass<"tessel-lower-vectors"> {
   ];
 }
 
+def TesselPackWorkgroupMemory : Pass<"tessel-pack-workgroup-memory", "::mlir::ModuleOp"> {
+  let summary = "Place each gpu.launch's workgroup-memory allocations in its dynamic shared memory";
+  let description = [{
+    Schedules allocate shared memory with `memref.alloc` in the workgroup
+    address space inside a `gpu.launch` (as `transform.structured.promote`
+    or `transform.tessel.rewrite_block_matmul_as_mma_sync` do). The NVVM
+    lowering has no allocator for them, and static shared memory is capped
+    at 48 KiB per block. This pass lays the allocations of each launch out
+    one after the other (each aligned to at least 16 bytes) in the launch's
+    dynamic shared memory, replaces each with a `memref.view` of
+    `gpu.dynamic_shared_memory`, erases their deallocations and sets the
+    launch's `dynamic_shared_memory_size`, which the launch metadata records
+    and the runtime grants (opting in above 48 KiB).
+
+    ```mlir
+    %a = memref.alloc() : memref<3x128x40xf16, #gpu.address_space<workgroup>>
+    // becomes
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %a = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>>
+        to memref<3x128x40xf16, #gpu.address_space<workgroup>>
+    ```
+
+    Fails with an error on the allocation when it has a dynamic shape or a
+    non-identity layout, or when the launch already sets a dynamic shared
+    memory size.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def TesselSetVectorAlignment : Pass<"tessel-set-vector-alignment"> {
   let summary = "Mark vector loads and stores with the alignment they provably have";
   let description = [{

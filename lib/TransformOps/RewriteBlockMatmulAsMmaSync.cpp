@@ -1,0 +1,515 @@
+//===- RewriteBlockMatmulAsMmaSync.cpp - A block's matmul on tensor cores -===//
+//
+// transform.tessel.rewrite_block_matmul_as_mma_sync: a thread block's
+// matmul, its zero fill and its elementwise epilogue become a K loop that
+// stages A and B tiles in workgroup memory and computes warp tiles with
+// nvgpu.ldmatrix + nvgpu.mma.sync (m16n8k16, f32 accumulators).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/TransformOps/TesselTransformOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/TransformOps/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+/// The unit attribute marking the generated K loop.
+static constexpr llvm::StringLiteral kMainLoopAttr = "tessel.mma_main_loop";
+
+/// m16n8k16: the one mma.sync shape for 16-bit inputs.
+static constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
+static constexpr int64_t kThreadsPerWarp = 32;
+/// Elements of a 16-bit type in one 16-byte copy.
+static constexpr int64_t kCopyElems = 8;
+
+namespace {
+
+/// The knob values the rewrite is instantiated with.
+struct MmaConfig {
+  int64_t tileK, warpM, warpN, stages, padding;
+};
+
+/// What the rewrite reads from the payload, collected and checked before
+/// anything is changed.
+struct BlockMatmul {
+  linalg::MatmulOp matmul;
+  gpu::LaunchOp launch;
+  linalg::FillOp fill;
+  /// The elementwise consumer of the accumulator; null when the matmul
+  /// accumulates directly into the output.
+  linalg::GenericOp epilogue;
+  Value a, b, acc, out;
+  int64_t m = 0, n = 0, k = 0;
+  Type inType, outType;
+};
+
+} // namespace
+
+/// Reads a single integer param.
+static FailureOr<int64_t> getSingleInt(transform::TransformState &state,
+                                       Value param) {
+  ArrayRef<Attribute> values = state.getParams(param);
+  if (values.size() != 1 || !isa<IntegerAttr>(values.front()))
+    return failure();
+  return cast<IntegerAttr>(values.front()).getInt();
+}
+
+/// Whether `op` can be applied lane-wise to vectors (arith/math ops).
+static bool isVectorizableScalarOp(Operation &op) {
+  if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
+      !op.hasTrait<OpTrait::Elementwise>() ||
+      !op.hasTrait<OpTrait::Vectorizable>())
+    return false;
+  auto isScalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
+  return llvm::all_of(op.getOperandTypes(), isScalar) &&
+         llvm::all_of(op.getResultTypes(), isScalar);
+}
+
+/// Checks that `generic` is `out = f(acc)` elementwise: identity maps,
+/// parallel loops, one input, and a body of lane-wise scalar ops that does
+/// not read the output.
+static LogicalResult checkEpilogue(linalg::GenericOp generic, Value acc,
+                                   std::string &why) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getDpsInputOperand(0)->get() != acc) {
+    why = "the accumulator's consumer must be a linalg.generic with the "
+          "accumulator as its only input and one output";
+    return failure();
+  }
+  if (generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); })) {
+    why = "the epilogue must be elementwise (identity maps, parallel loops)";
+    return failure();
+  }
+  Block &body = generic.getRegion().front();
+  if (!body.getArgument(1).use_empty()) {
+    why = "the epilogue must not read its output";
+    return failure();
+  }
+  for (Operation &op : body.without_terminator()) {
+    if (!isVectorizableScalarOp(op)) {
+      why = "the epilogue body may only hold elementwise scalar ops";
+      return failure();
+    }
+  }
+  return success();
+}
+
+/// Finds the matmul's fill and epilogue and checks shapes and types.
+static DiagnosedSilenceableFailure
+matchBlockMatmul(transform::TransformOpInterface transformOp, Operation *target,
+                 BlockMatmul &bm) {
+  auto fail = [&](const Twine &message) {
+    DiagnosedSilenceableFailure diag =
+        transformOp.emitSilenceableError() << message;
+    diag.attachNote(target->getLoc()) << "target op";
+    return diag;
+  };
+
+  auto matmul = dyn_cast<linalg::MatmulOp>(target);
+  if (!matmul || !matmul.hasPureBufferSemantics())
+    return fail("expected a linalg.matmul on memrefs (bufferize first)");
+  if (matmul.hasUserDefinedMaps())
+    return fail("expected a linalg.matmul without transposed or broadcast "
+                "operands (no indexing_maps)");
+  bm.matmul = matmul;
+  bm.launch = matmul->getParentOfType<gpu::LaunchOp>();
+  if (!bm.launch)
+    return fail("expected the matmul inside a gpu.launch (map the block "
+                "forall with transform.gpu.map_forall_to_blocks first)");
+  for (Value dim : {bm.launch.getBlockSizeX(), bm.launch.getBlockSizeY(),
+                    bm.launch.getBlockSizeZ()})
+    if (getConstantIntValue(dim) != 1)
+      return fail("expected a gpu.launch with a 1x1x1 block: its threads "
+                  "are laid out by this rewrite");
+
+  bm.a = matmul.getDpsInputOperand(0)->get();
+  bm.b = matmul.getDpsInputOperand(1)->get();
+  bm.acc = matmul.getDpsInitOperand(0)->get();
+  auto aType = cast<MemRefType>(bm.a.getType());
+  auto bType = cast<MemRefType>(bm.b.getType());
+  auto accType = cast<MemRefType>(bm.acc.getType());
+  if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
+      !accType.hasStaticShape())
+    return fail("dynamic shapes are not supported");
+  bm.m = aType.getDimSize(0);
+  bm.k = aType.getDimSize(1);
+  bm.n = bType.getDimSize(1);
+  bm.inType = aType.getElementType();
+  if (!(bm.inType.isF16() || bm.inType.isBF16()) ||
+      bType.getElementType() != bm.inType ||
+      !accType.getElementType().isF32())
+    return fail("mma.sync needs f16 or bf16 inputs (both the same) and an "
+                "f32 accumulator");
+  for (MemRefType type : {aType, bType}) {
+    int64_t offset;
+    SmallVector<int64_t> strides;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1 || ShapedType::isDynamic(strides.front()) ||
+        strides.front() % kCopyElems != 0)
+      return fail("expected row-major A and B with rows of a multiple of 8 "
+                  "elements (16-byte aligned copies)");
+  }
+
+  // The accumulator: zeroed by one fill, then either read by one
+  // elementwise generic (a temporary buffer) or itself the output.
+  for (OpOperand &use : bm.acc.getUses()) {
+    Operation *user = use.getOwner();
+    if (user == matmul || isa<memref::DeallocOp>(user))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(user)) {
+      if (bm.fill)
+        return fail("the accumulator is filled twice");
+      bm.fill = fill;
+      continue;
+    }
+    if (auto generic = dyn_cast<linalg::GenericOp>(user)) {
+      if (bm.epilogue)
+        return fail("the accumulator has more than one consumer");
+      bm.epilogue = generic;
+      continue;
+    }
+    DiagnosedSilenceableFailure diag =
+        fail("the accumulator may only be used by a linalg.fill, the matmul "
+             "and one elementwise linalg.generic");
+    diag.attachNote(user->getLoc()) << "other use";
+    return diag;
+  }
+  if (!bm.fill || bm.fill->getBlock() != matmul->getBlock() ||
+      !bm.fill->isBeforeInBlock(matmul))
+    return fail("expected the accumulator to be zeroed by a linalg.fill "
+                "before the matmul, in the same block");
+  if (bm.epilogue) {
+    std::string why;
+    if (bm.epilogue->getBlock() != matmul->getBlock() ||
+        !matmul->isBeforeInBlock(bm.epilogue))
+      return fail("expected the epilogue after the matmul, in the same block");
+    if (failed(checkEpilogue(bm.epilogue, bm.acc, why)))
+      return fail(why);
+    if (!bm.acc.getDefiningOp<memref::AllocOp>())
+      return fail("an accumulator read by an epilogue must be a temporary "
+                  "(memref.alloc)");
+    bm.out = bm.epilogue.getDpsInitOperand(0)->get();
+  } else {
+    bm.out = bm.acc;
+  }
+  auto outType = cast<MemRefType>(bm.out.getType());
+  bm.outType = outType.getElementType();
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (outType.getShape() != accType.getShape() ||
+      failed(outType.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1)
+    return fail("expected a row-major output of the accumulator's shape");
+  return DiagnosedSilenceableFailure::success();
+}
+
+/// Checks the configuration against the block tile; `describe` names a
+/// param for the message.
+static std::string checkConfig(const BlockMatmul &bm, const MmaConfig &c) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  if (c.tileK <= 0 || c.tileK % kMmaK != 0 || bm.k % c.tileK != 0)
+    os << "tile_k = " << c.tileK << " must be a multiple of " << kMmaK
+       << " that divides K = " << bm.k;
+  else if (c.warpM <= 0 || c.warpM % kMmaM != 0 || bm.m % c.warpM != 0)
+    os << "warp tile M = " << c.warpM << " must be a multiple of " << kMmaM
+       << " that divides the block tile M = " << bm.m;
+  else if (c.warpN <= 0 || c.warpN % (2 * kMmaN) != 0 || bm.n % c.warpN != 0)
+    os << "warp tile N = " << c.warpN << " must be a multiple of "
+       << 2 * kMmaN << " that divides the block tile N = " << bm.n;
+  else if (c.stages < 1)
+    os << "stages = " << c.stages << " must be at least 1";
+  else if (c.padding < 0 || c.padding % kCopyElems != 0)
+    os << "padding = " << c.padding << " must be a non-negative multiple of "
+       << kCopyElems << " (16-byte aligned rows)";
+  if (!msg.empty())
+    return msg;
+  int64_t threads = kThreadsPerWarp * (bm.m / c.warpM) * (bm.n / c.warpN);
+  if (threads > 1024)
+    os << "the block tile " << bm.m << "x" << bm.n << " with warp tile "
+       << c.warpM << "x" << c.warpN << " needs " << threads
+       << " threads; at most 1024 fit in a block";
+  else if ((bm.m * c.tileK / kCopyElems) % threads != 0 ||
+           (c.tileK * bm.n / kCopyElems) % threads != 0)
+    os << "the " << bm.m << "x" << c.tileK << " A tile and " << c.tileK << "x"
+       << bm.n << " B tile do not split into 16-byte copies evenly among "
+       << threads << " threads";
+  return msg;
+}
+
+namespace {
+
+/// Emits the rewrite; all values are `index` unless stated.
+class MmaSyncEmitter {
+public:
+  MmaSyncEmitter(RewriterBase &rewriter, BlockMatmul bm,
+                 const MmaConfig &c)
+      : b(rewriter), bm(bm), c(c), loc(bm.matmul.getLoc()) {}
+
+  scf::ForOp emit();
+
+private:
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) {
+    return arith::MulIOp::create(b, loc, x, cst(y));
+  }
+  Value div(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, cst(y));
+  }
+  Value rem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, cst(y));
+  }
+  Value addC(Value x, int64_t y) { return y == 0 ? x : add(x, cst(y)); }
+
+  /// Copies one tile (rows x cols of `src` at [row0, col0]) into buffer
+  /// `stage` of `shared`, in 16-byte chunks spread over all threads.
+  void emitTileCopy(Value src, Value row0, Value col0, Value shared,
+                    Value stage, int64_t rows, int64_t cols);
+  /// One K-tile of warp-level mma.sync; returns the new accumulators.
+  SmallVector<Value> emitCompute(Value stage, ValueRange accs);
+  /// Applies the epilogue to the accumulators and stores them.
+  void emitEpilogue(ValueRange accs);
+  /// The epilogue body on a vector of two accumulator values.
+  Value applyEpilogue(Value pair);
+
+  RewriterBase &b;
+  BlockMatmul bm;
+  const MmaConfig c;
+  Location loc;
+  int64_t threads = 0, warpsN = 0, fragsM = 0, fragsN = 0;
+  Value tid, lane, warpRow, warpCol, sharedA, sharedB;
+};
+
+} // namespace
+
+void MmaSyncEmitter::emitTileCopy(Value src, Value row0, Value col0,
+                                  Value shared, Value stage, int64_t rows,
+                                  int64_t cols) {
+  auto vecType = VectorType::get({kCopyElems}, bm.inType);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bm.inType));
+  int64_t chunksPerRow = cols / kCopyElems;
+  for (int64_t j = 0, e = rows * chunksPerRow / threads; j < e; ++j) {
+    Value chunk = addC(tid, j * threads);
+    Value row = div(chunk, chunksPerRow);
+    Value col = mul(rem(chunk, chunksPerRow), kCopyElems);
+    Value v = vector::TransferReadOp::create(
+        b, loc, vecType, src, ValueRange{add(row0, row), add(col0, col)},
+        zero, ArrayRef<bool>{true});
+    vector::TransferWriteOp::create(b, loc, v, shared,
+                                    ValueRange{stage, row, col},
+                                    ArrayRef<bool>{true});
+  }
+}
+
+SmallVector<Value> MmaSyncEmitter::emitCompute(Value stage, ValueRange accs) {
+  auto fragA = VectorType::get({4, 2}, bm.inType);
+  Value laneRow = rem(lane, 16);
+  Value laneCol = mul(div(lane, 16), kCopyElems);
+  SmallVector<Value> result(accs.begin(), accs.end());
+  for (int64_t kk = 0; kk < c.tileK; kk += kMmaK) {
+    // A: one x4 ldmatrix per 16x16 fragment; lane l addresses row l % 16,
+    // columns 8 * (l / 16).
+    SmallVector<Value> a;
+    for (int64_t mi = 0; mi < fragsM; ++mi)
+      a.push_back(nvgpu::LdMatrixOp::create(
+          b, loc, fragA, sharedA,
+          ValueRange{stage, add(addC(warpRow, mi * kMmaM), laneRow),
+                     addC(laneCol, kk)},
+          /*transpose=*/false, /*numTiles=*/4));
+    // B is k-major in shared memory: one transposed x4 ldmatrix yields the
+    // fragments of two adjacent 8-column tiles.
+    SmallVector<Value> bFrags;
+    for (int64_t nj = 0; nj < fragsN; nj += 2) {
+      Value pair = nvgpu::LdMatrixOp::create(
+          b, loc, fragA, sharedB,
+          ValueRange{stage, addC(laneRow, kk),
+                     add(addC(warpCol, nj * kMmaN), laneCol)},
+          /*transpose=*/true, /*numTiles=*/4);
+      for (int64_t half = 0; half < 2; ++half)
+        bFrags.push_back(vector::ShuffleOp::create(
+            b, loc, pair, pair, ArrayRef<int64_t>{2 * half, 2 * half + 1}));
+    }
+    for (int64_t mi = 0; mi < fragsM; ++mi)
+      for (int64_t ni = 0; ni < fragsN; ++ni) {
+        Value &acc = result[mi * fragsN + ni];
+        acc = nvgpu::MmaSyncOp::create(
+            b, loc, a[mi], bFrags[ni], acc,
+            b.getI64ArrayAttr({kMmaM, kMmaN, kMmaK}));
+      }
+  }
+  return result;
+}
+
+Value MmaSyncEmitter::applyEpilogue(Value pair) {
+  if (!bm.epilogue)
+    return pair;
+  Block &body = bm.epilogue.getRegion().front();
+  IRMapping map;
+  map.map(body.getArgument(0), pair);
+  auto lift = [&](Value v) -> Value {
+    if (Value mapped = map.lookupOrNull(v))
+      return mapped;
+    // A scalar from outside the body (e.g. the ReLU's zero): splat it.
+    return vector::BroadcastOp::create(b, loc, VectorType::get({2}, v.getType()),
+                                       v);
+  };
+  for (Operation &op : body.without_terminator()) {
+    SmallVector<Value> operands = llvm::map_to_vector(op.getOperands(), lift);
+    Operation *vectorOp =
+        b.create(loc, op.getName().getIdentifier(), operands,
+                 VectorType::get({2}, op.getResult(0).getType()),
+                 op.getAttrs());
+    map.map(op.getResult(0), vectorOp->getResult(0));
+  }
+  return lift(body.getTerminator()->getOperand(0));
+}
+
+void MmaSyncEmitter::emitEpilogue(ValueRange accs) {
+  // mma.sync accumulator layout: lane l holds rows l / 4 and l / 4 + 8,
+  // columns 2 * (l % 4) + {0, 1} of each 16x8 fragment.
+  Value groupRow = div(lane, 4);
+  Value groupCol = mul(rem(lane, 4), 2);
+  for (int64_t mi = 0; mi < fragsM; ++mi)
+    for (int64_t ni = 0; ni < fragsN; ++ni)
+      for (int64_t half = 0; half < 2; ++half) {
+        Value pair = vector::ExtractOp::create(b, loc, accs[mi * fragsN + ni],
+                                               ArrayRef<int64_t>{half});
+        Value row = add(addC(warpRow, mi * kMmaM + 8 * half), groupRow);
+        Value col = add(addC(warpCol, ni * kMmaN), groupCol);
+        vector::StoreOp::create(b, loc, applyEpilogue(pair), bm.out,
+                                ValueRange{row, col});
+      }
+}
+
+scf::ForOp MmaSyncEmitter::emit() {
+  warpsN = bm.n / c.warpN;
+  threads = kThreadsPerWarp * (bm.m / c.warpM) * warpsN;
+  fragsM = c.warpM / kMmaM;
+  fragsN = c.warpN / kMmaN;
+
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  lane = rem(tid, kThreadsPerWarp);
+  Value warp = div(tid, kThreadsPerWarp);
+  warpRow = mul(div(warp, warpsN), c.warpM);
+  warpCol = mul(rem(warp, warpsN), c.warpN);
+
+  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                              gpu::AddressSpace::Workgroup);
+  sharedA = memref::AllocOp::create(
+      b, loc,
+      MemRefType::get({c.stages, bm.m, c.tileK + c.padding}, bm.inType,
+                      MemRefLayoutAttrInterface(), workgroup));
+  sharedB = memref::AllocOp::create(
+      b, loc,
+      MemRefType::get({c.stages, c.tileK, bm.n + c.padding}, bm.inType,
+                      MemRefLayoutAttrInterface(), workgroup));
+
+  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  Value init = vector::BroadcastOp::create(b, loc, accType,
+                                           bm.fill.getInputs().front());
+  SmallVector<Value> inits(fragsM * fragsN, init);
+
+  auto loop = scf::ForOp::create(
+      b, loc, cst(0), cst(bm.k), cst(c.tileK), inits,
+      [&](OpBuilder &, Location, Value kb, ValueRange accs) {
+        // Copies first (they run ahead once pipelined), then the math. The
+        // barrier before the copies keeps them from overwriting a buffer
+        // that other warps still read; the one after makes them visible.
+        Value iter = div(kb, c.tileK);
+        Value copyStage = rem(iter, c.stages);
+        gpu::BarrierOp::create(b, loc);
+        Value zero = cst(0);
+        emitTileCopy(bm.a, zero, kb, sharedA, copyStage, bm.m, c.tileK);
+        emitTileCopy(bm.b, kb, zero, sharedB, copyStage, c.tileK, bm.n);
+        gpu::BarrierOp::create(b, loc);
+        Value computeStage = rem(div(kb, c.tileK), c.stages);
+        scf::YieldOp::create(b, loc, emitCompute(computeStage, accs));
+      });
+  loop->setAttr(kMainLoopAttr, b.getUnitAttr());
+  b.setInsertionPointAfter(loop);
+  emitEpilogue(loop.getResults());
+  return loop;
+}
+
+DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &results, transform::TransformState &state) {
+  SmallVector<int64_t> values;
+  for (Value param :
+       {getTileK(), getWarpM(), getWarpN(), getStages(), getPadding()}) {
+    FailureOr<int64_t> v = getSingleInt(state, param);
+    if (failed(v))
+      return emitDefiniteFailure()
+             << "expected each param to hold exactly one integer";
+    values.push_back(*v);
+  }
+  MmaConfig config{values[0], values[1], values[2], values[3], values[4]};
+  auto transformOp = cast<transform::TransformOpInterface>(getOperation());
+
+  SmallVector<Operation *> loops;
+  for (Operation *target : state.getPayloadOps(getTarget())) {
+    BlockMatmul bm;
+    DiagnosedSilenceableFailure diag =
+        matchBlockMatmul(transformOp, target, bm);
+    if (!diag.succeeded())
+      return diag;
+    if (std::string why = checkConfig(bm, config); !why.empty()) {
+      DiagnosedSilenceableFailure diag = emitSilenceableError() << why;
+      diag.attachNote(target->getLoc()) << "target op";
+      return diag;
+    }
+
+    int64_t threads =
+        kThreadsPerWarp * (bm.m / config.warpM) * (bm.n / config.warpN);
+    diag = transform::gpu::alterGpuLaunch(rewriter, bm.launch, transformOp,
+                                          std::nullopt, std::nullopt,
+                                          std::nullopt, threads, 1, 1);
+    if (!diag.succeeded())
+      return diag;
+
+    Operation *last = bm.epilogue ? bm.epilogue.getOperation()
+                                  : bm.matmul.getOperation();
+    rewriter.setInsertionPoint(last);
+    MmaSyncEmitter emitter(rewriter, bm, config);
+    loops.push_back(emitter.emit());
+
+    // The generic, matmul and fill are replaced; so is a temporary
+    // accumulator.
+    if (bm.epilogue)
+      rewriter.eraseOp(bm.epilogue);
+    rewriter.eraseOp(bm.matmul);
+    rewriter.eraseOp(bm.fill);
+    if (auto alloc = bm.acc.getDefiningOp<memref::AllocOp>()) {
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          rewriter.eraseOp(user);
+      if (alloc->use_empty())
+        rewriter.eraseOp(alloc);
+    }
+  }
+  results.set(cast<OpResult>(getLoop()), loops);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void tessel::RewriteBlockMatmulAsMmaSyncOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::consumesHandle(getTargetMutable(), effects);
+  transform::onlyReadsHandle(getTileKMutable(), effects);
+  transform::onlyReadsHandle(getWarpMMutable(), effects);
+  transform::onlyReadsHandle(getWarpNMutable(), effects);
+  transform::onlyReadsHandle(getStagesMutable(), effects);
+  transform::onlyReadsHandle(getPaddingMutable(), effects);
+  transform::producesHandle(getOperation()->getOpResults(), effects);
+  transform::modifiesPayload(effects);
+}

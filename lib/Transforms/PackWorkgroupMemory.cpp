@@ -1,0 +1,95 @@
+//===- PackWorkgroupMemory.cpp - Workgroup allocs to dynamic shared memory ===//
+
+#include "tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_TESSELPACKWORKGROUPMEMORY
+#include "tessel/Transforms/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+
+namespace {
+
+struct PackWorkgroupMemory
+    : tessel::impl::TesselPackWorkgroupMemoryBase<PackWorkgroupMemory> {
+  void runOnOperation() override;
+};
+
+} // namespace
+
+/// Smallest alignment of each buffer: what 16-byte vector accesses
+/// (ldmatrix rows, cp.async) need.
+static constexpr int64_t kMinAlignment = 16;
+
+/// Lays out the workgroup allocations of one launch.
+static LogicalResult packLaunch(gpu::LaunchOp launch) {
+  SmallVector<memref::AllocOp> allocs;
+  launch.walk([&](memref::AllocOp alloc) {
+    if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(alloc.getType()))
+      allocs.push_back(alloc);
+  });
+  if (allocs.empty())
+    return success();
+  if (launch.getDynamicSharedMemorySize())
+    return launch.emitError()
+           << "cannot pack workgroup allocations into a launch that already "
+              "sets dynamic_shared_memory_size";
+
+  IRRewriter rewriter(launch.getContext());
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  Location loc = launch.getLoc();
+  Attribute workgroup = allocs.front().getType().getMemorySpace();
+  Value base = gpu::DynamicSharedMemoryOp::create(
+      rewriter, loc,
+      MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
+                      MemRefLayoutAttrInterface(), workgroup));
+
+  int64_t offset = 0;
+  for (memref::AllocOp alloc : allocs) {
+    MemRefType type = alloc.getType();
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+      return alloc.emitError() << "workgroup allocation " << type
+                               << " must have a static shape and an identity "
+                                  "layout to be placed in shared memory";
+    unsigned bits = type.getElementTypeBitWidth();
+    if (bits % 8 != 0)
+      return alloc.emitError() << "workgroup allocation of " << type
+                               << ": sub-byte element types are not supported";
+    int64_t alignment = std::max<int64_t>(
+        kMinAlignment, alloc.getAlignment().value_or(kMinAlignment));
+    offset = llvm::alignTo(offset, alignment);
+
+    rewriter.setInsertionPoint(alloc);
+    Value shift = arith::ConstantIndexOp::create(rewriter, alloc.getLoc(),
+                                                 offset);
+    Value view = memref::ViewOp::create(rewriter, alloc.getLoc(), type, base,
+                                        shift, ValueRange{});
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        rewriter.eraseOp(user);
+    rewriter.replaceOp(alloc, view);
+    offset += type.getNumElements() * (bits / 8);
+  }
+
+  rewriter.setInsertionPoint(launch);
+  Value size = arith::ConstantIntOp::create(rewriter, loc,
+                                            rewriter.getI32Type(), offset);
+  launch.getDynamicSharedMemorySizeMutable().assign(size);
+  return success();
+}
+
+void PackWorkgroupMemory::runOnOperation() {
+  WalkResult result = getOperation().walk([](gpu::LaunchOp launch) {
+    return failed(packLaunch(launch)) ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    signalPassFailure();
+}
