@@ -8,11 +8,12 @@
 #   4. measures default vs tuned knobs with the full method.
 #   bench/tune_gpu_session.sh OUT_DIR [EXTRA_DB]
 # SHAPES="4096_f32 ..." picks the shapes to tune (and compare);
-# SKIP_FAULTS=1 skips steps 1 and 2.
+# SCHEDULE=schedules/... the schedule (default: SIMT); BUDGET=N trials per
+# shape (default 40); SKIP_FAULTS=1 skips steps 1 and 2.
 set -uo pipefail
 out=${1:?output directory}
 T=${TESSEL:-/tmp/tessel}/bin
-S=schedules/matmul_relu_simt.mlir
+S=${SCHEDULE:-schedules/matmul_relu_simt.mlir}
 mkdir -p "$out"
 
 if [ -z "${SKIP_FAULTS:-}" ]; then
@@ -37,7 +38,7 @@ shapes=${SHAPES:-"4096_f16 4096_f32 2048_f32 16384x1024x4096_f16 16384x1024x4096
 for s in $shapes; do
   start=$(date +%s.%N)
   "$T/tessel-opt" examples/matmul_relu_$s.mlir \
-    --tessel-tune="schedule=$S strategy=evolutionary budget=40 seed=1 db=$out/tuning.json warmup-ms=10 rep-ms=40" \
+    --tessel-tune="schedule=$S strategy=evolutionary budget=${BUDGET:-40} seed=1 db=$out/tuning.json warmup-ms=10 rep-ms=40" \
     -o /dev/null 2> "$out/tune_$s.log"
   echo "$s: exit $? in $(python3 -c "import time; print(round(time.time()-$start,1))") s; $(grep -E '^\[tune\] winner' "$out/tune_$s.log")"
 done
@@ -45,8 +46,8 @@ done
 echo "== default vs tuned (full method)"
 ex=""
 for s in ${COMPARE:-2048_f16 $shapes}; do ex="$ex examples/matmul_relu_$s.mlir"; done
-python3 bench/run_examples.py --tools "$T" --examples $ex --out "$out/defaults.json" > "$out/defaults.md" 2>/dev/null
-python3 bench/run_examples.py --tools "$T" --examples $ex --db "$out/tuning.json" --out "$out/tuned.json" > "$out/tuned.md" 2>/dev/null
+python3 bench/run_examples.py --tools "$T" --schedule "$S" --examples $ex --out "$out/defaults.json" > "$out/defaults.md" 2>/dev/null
+python3 bench/run_examples.py --tools "$T" --schedule "$S" --examples $ex --db "$out/tuning.json" --out "$out/tuned.json" > "$out/tuned.md" 2>/dev/null
 cat "$out/defaults.md" "$out/tuned.md"
 # The device tool brings back few files: pack everything into one.
 tar -C "$out" -czf /tmp/session.tgz --exclude=session.tgz . && mv /tmp/session.tgz "$out/session.tgz"
