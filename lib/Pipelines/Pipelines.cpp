@@ -42,6 +42,7 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(memref::createFoldMemRefAliasOpsPass());
+  gpuPm.addPass(tessel::createTesselLowerBf16MmaSync());
   gpuPm.addPass(tessel::createTesselLowerVectors());
   tessel::TesselSetVectorAlignmentOptions alignment;
   alignment.pointerAlignment = options.pointerAlignment;

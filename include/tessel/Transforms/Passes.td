@@ -100,6 +100,36 @@ def TesselExportKernels : Pass<"tessel-export-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+def TesselLowerBf16MmaSync : Pass<"tessel-lower-bf16-mma-sync"> {
+  let summary = "Lower bf16 nvgpu.mma.sync to nvvm.mma.sync, which upstream's NVGPU lowering cannot";
+  let description = [{
+    MLIR 22's `convert-nvgpu-to-nvvm` fails on `nvgpu.mma.sync` with bf16
+    operands ("failed to deduce operand PTX types"), although PTX has
+    `mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`. This pass rewrites
+    each bf16 m16n8k16 `nvgpu.mma.sync` with f32 accumulators into
+    `nvvm.mma.sync` itself: each pair of bf16 values becomes one 32-bit
+    register (`vector.bitcast`), the result struct is unpacked into the
+    `vector<2x2xf32>` the rest of the code expects. Other `nvgpu.mma.sync`
+    ops are left to the upstream lowering.
+
+    ```mlir
+    %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = [16, 8, 16]}
+        : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    // becomes
+    %r = nvvm.mma.sync A[...] B[...] C[...] {layoutA = #nvvm.mma_layout<row>,
+        layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>,
+        multiplicandBPtxType = #nvvm.mma_type<bf16>,
+        shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+        : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def TesselLowerVectors : Pass<"tessel-lower-vectors"> {
   let summary = "Lower n-D vector ops to the 1-D form the NVVM lowering accepts";
   let description = [{

@@ -1,0 +1,47 @@
+// RUN: tessel-opt %s --tessel-pack-workgroup-memory --split-input-file \
+// RUN:   --verify-diagnostics --allow-unregistered-dialect | FileCheck %s
+
+// Two workgroup buffers of one launch become views of its dynamic shared
+// memory, one after the other at 16-byte aligned offsets (3x16x20 f16 =
+// 1920 bytes, then 6 f32 = 24 bytes rounded up to 16); their deallocation
+// goes; global allocations are left to tessel-check-kernel-payload.
+
+// CHECK-LABEL: func.func @two_buffers
+// CHECK:         %[[SIZE:.+]] = arith.constant 1944 : i32
+// CHECK:         gpu.launch {{.+}} dynamic_shared_memory_size %[[SIZE]]
+// CHECK:           %[[BASE:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK:           %[[O0:.+]] = arith.constant 0 : index
+// CHECK:           %[[A:.+]] = memref.view %[[BASE]][%[[O0]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x16x20xf16, #gpu.address_space<workgroup>>
+// CHECK:           %[[O1:.+]] = arith.constant 1920 : index
+// CHECK:           %[[B:.+]] = memref.view %[[BASE]][%[[O1]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<6xf32, #gpu.address_space<workgroup>>
+// CHECK:           "test.use"(%[[A]], %[[B]])
+// CHECK-NOT:       memref.dealloc
+// CHECK:           memref.alloc() : memref<4xf32>
+func.func @two_buffers() {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.alloc() : memref<3x16x20xf16, #gpu.address_space<workgroup>>
+    %b = memref.alloc() : memref<6xf32, #gpu.address_space<workgroup>>
+    "test.use"(%a, %b) : (memref<3x16x20xf16, #gpu.address_space<workgroup>>, memref<6xf32, #gpu.address_space<workgroup>>) -> ()
+    memref.dealloc %a : memref<3x16x20xf16, #gpu.address_space<workgroup>>
+    %g = memref.alloc() : memref<4xf32>
+    "test.use"(%g) : (memref<4xf32>) -> ()
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @dynamic(%n: index) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @below {{must have a static shape and an identity layout}}
+    %a = memref.alloc(%n) : memref<?xf16, #gpu.address_space<workgroup>>
+    "test.use"(%a) : (memref<?xf16, #gpu.address_space<workgroup>>) -> ()
+    gpu.terminator
+  }
+  return
+}
