@@ -100,11 +100,13 @@ module attributes {transform.with_named_sequence} {
            !transform.param<i64>, !transform.param<i64>,
            !transform.param<i64>) -> !transform.any_op
 
-    // Step 5. The tile copies become cp.async (16 bytes, bypassing L1) and
-    // the loop is software-pipelined `stages` deep.
+    // Step 5. The tile copies become cp.async (16 bytes) and the loop is
+    // software-pipelined `stages` deep. The copies keep L1 allocation
+    // (cp.async.ca): on an H100, bypassing L1 (cp.async.cg) measured 10%
+    // slower at 4096^3 (bench/results/mma/README.md).
     %func_c = transform.structured.match ops{["func.func"]} in %root_b
         : (!transform.any_op) -> !transform.any_op
-    %func_d = transform.nvgpu.create_async_groups %func_c {bypass_l1}
+    %func_d = transform.nvgpu.create_async_groups %func_c
         : (!transform.any_op) -> !transform.any_op
     %main_loop = transform.structured.match ops{["scf.for"]}
         attributes {tessel.mma_main_loop} in %func_d

@@ -7,7 +7,6 @@
 #include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
 #include "mlir/Dialect/GPU/TransformOps/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/NVGPU/TransformOps/NVGPUTransformOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
@@ -236,26 +235,12 @@ DiagnosedSilenceableFailure tessel::PipelineSharedMemoryCopiesOp::apply(
       diag.attachNote(target->getLoc()) << "target op";
       return diag;
     }
-    // Upstream's predication recreates the copies without their bypassL1
-    // hint; it is restored below where the original copies had it.
-    bool bypassL1 = false;
-    forOp.walk([&](nvgpu::DeviceAsyncCopyOp copy) {
-      bypassL1 |= copy.getBypassL1().has_value();
-    });
     transform::ApplyToEachResultList loopResults;
     DiagnosedSilenceableFailure diag =
         upstream.applyToOne(rewriter, forOp, loopResults, state);
     if (!diag.succeeded())
       return diag;
-    auto newLoop = cast<Operation *>(loopResults[0]);
-    if (bypassL1)
-      newLoop->walk([&](nvgpu::DeviceAsyncCopyOp copy) {
-        int64_t bits = copy.getDstElements().getZExtValue() *
-                       copy.getDst().getType().getElementTypeBitWidth();
-        if (bits == 128)
-          copy.setBypassL1Attr(rewriter.getUnitAttr());
-      });
-    pipelined.push_back(newLoop);
+    pipelined.push_back(cast<Operation *>(loopResults[0]));
   }
   results.set(cast<OpResult>(getResult()), pipelined);
   return DiagnosedSilenceableFailure::success();

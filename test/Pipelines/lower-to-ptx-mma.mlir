@@ -7,7 +7,7 @@
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t/matmul_relu_f16.launch.json
 
 // The mma.sync schedule lowered to PTX. The tile copies are 16-byte cp.async
-// that bypass L1, grouped and waited for with two groups in flight; A is
+// (L1-allocating), grouped and waited for with two groups in flight; A is
 // read with ldmatrix x4, B with transposed ldmatrix x4; the math is
 // mma.sync m16n8k16 with f32 accumulators; ReLU is max.NaN on them. The
 // shared buffers (3 x 128x40 + 3 x 32x136 halves = 56832 bytes) are the
@@ -21,7 +21,7 @@
 
 // PTX:        .target sm_90
 // PTX:        .shared .align 16 .b8 __dynamic_shmem__0
-// PTX:        cp.async.cg.shared.global [%{{.+}}], [%{{.+}}], 16;
+// PTX:        cp.async.ca.shared.global [%{{.+}}], [%{{.+}}], 16;
 // PTX:        cp.async.commit_group;
 // PTX:        cp.async.wait_group 2;
 // PTX:        bar.sync 0;

@@ -5,7 +5,7 @@
 
 // The mma.sync schedule with its default knobs (128x128 blocks, 64x64 warp
 // tiles, tile_k 32, 3 stages, rows padded by 8, groups of 8 block rows):
-// the tile copies are cp.async (16 bytes, L1 bypassed), three stages are in
+// the tile copies are cp.async (16 bytes), three stages are in
 // flight, the loop waits for all but two, and ReLU + the conversion to the
 // output type run on the accumulator registers after the loop.
 
@@ -24,7 +24,7 @@
 // CHECK-COUNT-4:     nvgpu.ldmatrix {{.+}} {numTiles = 4 : i32, transpose = true}
 // CHECK-COUNT-32:    nvgpu.mma.sync
 // CHECK:             gpu.barrier
-// CHECK:             nvgpu.device_async_copy {{.+}}, 8, %{{.+}} {bypassL1} : memref<128x256xf16, strided<[256, 1], offset: ?>> to memref<3x128x40xf16, #gpu.address_space<workgroup>>
+// CHECK:             nvgpu.device_async_copy {{.+}}, 8, %{{[0-9]+}} : memref<128x256xf16, strided<[256, 1], offset: ?>> to memref<3x128x40xf16, #gpu.address_space<workgroup>>
 // CHECK:             nvgpu.device_async_create_group
 // CHECK:             scf.yield
 // CHECK:           }
