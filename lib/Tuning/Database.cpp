@@ -44,7 +44,8 @@ static Value toJSON(const TuningRecord &r) {
                 {"registers", r.registers},
                 {"spill_bytes", r.spillBytes},
                 {"error", r.error},
-                {"timestamp", r.timestamp}};
+                {"timestamp", r.timestamp},
+                {"selected", r.selected}};
 }
 
 namespace tessel {
@@ -64,7 +65,8 @@ static bool fromJSON(const Value &value, TuningRecord &r,
          o.mapOptional("registers", r.registers) &&
          o.mapOptional("spill_bytes", r.spillBytes) &&
          o.mapOptional("error", r.error) &&
-         o.mapOptional("timestamp", r.timestamp);
+         o.mapOptional("timestamp", r.timestamp) &&
+         o.mapOptional("selected", r.selected);
 }
 } // namespace tessel
 
@@ -129,10 +131,30 @@ TuningDatabase::find(const TuningKey &key,
 
 const TuningRecord *TuningDatabase::best(const TuningKey &key) const {
   const TuningRecord *best = nullptr;
-  for (const TuningRecord &r : recordList)
-    if (r.key == key && r.ok() && (!best || r.medianMs < best->medianMs))
+  for (const TuningRecord &r : recordList) {
+    if (!(r.key == key) || !r.ok())
+      continue;
+    if (r.selected)
+      return &r;
+    if (!best || r.medianMs < best->medianMs)
       best = &r;
+  }
   return best;
+}
+
+llvm::Error
+TuningDatabase::select(const TuningKey &key,
+                       const std::map<std::string, std::string> &knobs) {
+  bool found = false;
+  for (TuningRecord &r : recordList) {
+    if (!(r.key == key))
+      continue;
+    r.selected = r.knobs == knobs && r.ok();
+    found |= r.selected;
+  }
+  if (!found)
+    return fail("no correct record of the winner to select in '" + path + "'");
+  return save();
 }
 
 std::vector<const TuningRecord *>

@@ -661,6 +661,11 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
       winner = ok[1];
   }
   log << "[tune] winner: " << space->assignment(winner->candidate) << "\n";
+  // Readers of the database (db=) get the same verdict, not the record
+  // whose single measurement was fastest.
+  if (db && options.replay.empty())
+    if (llvm::Error e = db->select(key, winner->record.knobs))
+      return std::move(e);
   return space->values(winner->candidate);
 }
 

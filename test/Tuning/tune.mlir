@@ -8,7 +8,7 @@
 // RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=2 ptxas=none" \
 // RUN:   -o %t.tuned.mlir 2> %t.log
 // RUN: FileCheck %s --input-file=%t.log
-// RUN: python3 %S/Inputs/check-db.py %t.json | FileCheck %s --check-prefix=DB
+// RUN: python3 %S/Inputs/check-db.py %t.json %t.log | FileCheck %s --check-prefix=DB
 
 // A second run measures nothing and picks the same winner.
 // RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=2 ptxas=none" \
@@ -49,6 +49,8 @@
 // DB-DAG: status wrong-output
 // The fake runner's optimum: 256 threads and at least 132 blocks.
 // DB: best threads 256 blocks>=132 True
+// DB: selected 1
+// DB: selected record = logged winner
 
 func.func @matmul_relu(%A: tensor<1024x1024xf32>, %B: tensor<1024x1024xf32>,
                        %C: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {

@@ -44,6 +44,10 @@ struct TuningRecord {
   int64_t registers = -1, spillBytes = -1; // From ptxas -v; -1: unknown.
   std::string error;                       // First line(s) of why it failed.
   std::string timestamp;                   // ISO 8601, UTC.
+  /// The tuner's verdict: the winner after its finalists were re-measured
+  /// on fresh inputs (one per key), which `best` returns over a record whose
+  /// single measurement happened to be faster.
+  bool selected = false;
 
   bool ok() const { return status == "ok"; }
 };
@@ -61,8 +65,12 @@ public:
   const TuningRecord *
   find(const TuningKey &key,
        const std::map<std::string, std::string> &knobs) const;
-  /// The fastest correct record for `key`, if any.
+  /// The record the tuner selected for `key`, else the fastest correct one.
   const TuningRecord *best(const TuningKey &key) const;
+  /// Marks the record of `key` with `knobs` as the tuner's winner (and no
+  /// other record of `key`) and saves; an error if there is no such record.
+  llvm::Error select(const TuningKey &key,
+                     const std::map<std::string, std::string> &knobs);
   /// The devices with records for `workload`, schedule and compiler.
   std::vector<std::string> devicesFor(const TuningKey &keyWithoutDevice) const;
   /// Records matching the workload and device, whatever the schedule hash

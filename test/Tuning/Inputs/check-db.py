@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Prints a tuning database's record count and statuses; fails on an
-invalid file (used to check the file is always whole)."""
+invalid file (used to check the file is always whole). With the tuning
+log as a second argument, also checks that the record the tuner selected
+is its logged winner.
+
+    check-db.py DB [LOG]"""
 import json, sys
 
 db = json.load(open(sys.argv[1]))
@@ -19,3 +23,13 @@ if ok:
     threads = (k["tile_m"] // k["thread_m"]) * (k["tile_n"] // k["thread_n"])
     blocks = (m // k["tile_m"]) * (n // k["tile_n"])
     print("best threads", threads, "blocks>=132", blocks >= 132)
+
+selected = [r for r in db["records"] if r.get("selected")]
+print("selected", len(selected))
+if len(sys.argv) > 2:
+    winner = [l.split("winner: ", 1)[1].strip()
+              for l in open(sys.argv[2]) if l.startswith("[tune] winner: ")][-1]
+    knobs = dict(kv.split("=") for kv in winner.split(","))
+    assert len(selected) == 1 and selected[0]["knobs"] == knobs, \
+        f"selected {[r['knobs'] for r in selected]} is not the winner {knobs}"
+    print("selected record = logged winner")
