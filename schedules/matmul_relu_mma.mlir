@@ -7,11 +7,13 @@
 // `padding` elements against bank conflicts). Each warp computes a
 // warp_m x warp_n tile with ldmatrix + mma.sync m16n8k16 into f32
 // registers; after the loop, ReLU and the conversion to the output type are
-// applied to the registers and stored: the matmul result never reaches
-// memory before ReLU. Blocks are launched in groups of `group_m` block rows
+// applied to the registers and stored (directly, or with stage_output = 1
+// through shared memory for coalesced 16-byte stores): the matmul result
+// never reaches memory before ReLU. Blocks are launched in groups of `group_m` block rows
 // so that neighbours share A and B tiles in L2.
 //
-// Knobs: tile_m, tile_n, tile_k, warp_m, warp_n, stages, padding, group_m.
+// Knobs: tile_m, tile_n, tile_k, warp_m, warp_n, stages, padding, group_m,
+// stage_output.
 // Threads per block = 32 * (tile_m / warp_m) * (tile_n / warp_n). Values
 // that leave partial tiles or do not fit are rejected, naming the knob or
 // the constraint, before anything is changed.
@@ -35,6 +37,8 @@ module attributes {transform.with_named_sequence} {
         from options = [0, 8] -> !transform.param<i64>
     %group_m = transform.tune.knob<"group_m"> = 8 : i64
         from options = [1, 4, 8, 16] -> !transform.param<i64>
+    %stage_output = transform.tune.knob<"stage_output"> = 0 : i64
+        from options = [0, 1] -> !transform.param<i64>
 
     %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
         : (!transform.any_op) -> !transform.any_op
@@ -95,10 +99,10 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul_l
         tile_k %tile_k warp_tile %warp_m, %warp_n
-        stages %stages padding %padding
+        stages %stages padding %padding stage_output %stage_output
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
            !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
 
     // Step 5. The tile copies become cp.async (16 bytes) and the loop is
     // software-pipelined `stages` deep. The copies keep L1 allocation

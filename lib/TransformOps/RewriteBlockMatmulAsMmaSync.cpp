@@ -35,6 +35,8 @@ namespace {
 /// The knob values the rewrite is instantiated with.
 struct MmaConfig {
   int64_t tileK, warpM, warpN, stages, padding;
+  /// Whether the epilogue goes through shared memory (16-byte stores).
+  bool stageOutput;
 };
 
 /// What the rewrite reads from the payload, collected and checked before
@@ -213,8 +215,8 @@ matchBlockMatmul(transform::TransformOpInterface transformOp, Operation *target,
   return DiagnosedSilenceableFailure::success();
 }
 
-/// Checks the configuration against the block tile; `describe` names a
-/// param for the message.
+/// Checks the configuration against the block tile; returns why it does not
+/// fit, or an empty string.
 static std::string checkConfig(const BlockMatmul &bm, const MmaConfig &c) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
@@ -232,6 +234,9 @@ static std::string checkConfig(const BlockMatmul &bm, const MmaConfig &c) {
   else if (c.padding < 0 || c.padding % kCopyElems != 0)
     os << "padding = " << c.padding << " must be a non-negative multiple of "
        << kCopyElems << " (16-byte aligned rows)";
+  else if (c.stageOutput && 128 % bm.outType.getIntOrFloatBitWidth() != 0)
+    os << "the output type " << bm.outType
+       << " does not fill 16-byte stores; stage_output must be 0";
   if (!msg.empty())
     return msg;
   int64_t threads = kThreadsPerWarp * (bm.m / c.warpM) * (bm.n / c.warpN);
@@ -377,7 +382,20 @@ Value MmaSyncEmitter::applyEpilogue(Value pair) {
 
 void MmaSyncEmitter::emitEpilogue(ValueRange accs) {
   // mma.sync accumulator layout: lane l holds rows l / 4 and l / 4 + 8,
-  // columns 2 * (l % 4) + {0, 1} of each 16x8 fragment.
+  // columns 2 * (l % 4) + {0, 1} of each 16x8 fragment. Pairs go straight
+  // to the output (4-byte stores for 16-bit types) or, with stageOutput,
+  // to a padded tile in shared memory first.
+  Value staged = bm.out;
+  int64_t padOut = 0;
+  if (c.stageOutput) {
+    padOut = 128 / bm.outType.getIntOrFloatBitWidth();
+    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
+                                                gpu::AddressSpace::Workgroup);
+    staged = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({bm.m, bm.n + padOut}, bm.outType,
+                        MemRefLayoutAttrInterface(), workgroup));
+  }
   Value groupRow = div(lane, 4);
   Value groupCol = mul(rem(lane, 4), 2);
   for (int64_t mi = 0; mi < fragsM; ++mi)
@@ -387,9 +405,26 @@ void MmaSyncEmitter::emitEpilogue(ValueRange accs) {
                                                ArrayRef<int64_t>{half});
         Value row = add(addC(warpRow, mi * kMmaM + 8 * half), groupRow);
         Value col = add(addC(warpCol, ni * kMmaN), groupCol);
-        vector::StoreOp::create(b, loc, applyEpilogue(pair), bm.out,
+        vector::StoreOp::create(b, loc, applyEpilogue(pair), staged,
                                 ValueRange{row, col});
       }
+  if (!c.stageOutput)
+    return;
+
+  // All threads copy the tile out in 16-byte rows: consecutive threads on
+  // consecutive chunks of a row (coalesced).
+  gpu::BarrierOp::create(b, loc);
+  int64_t elems = padOut;
+  auto vecType = VectorType::get({elems}, bm.outType);
+  int64_t chunksPerRow = bm.n / elems;
+  for (int64_t j = 0, e = bm.m * chunksPerRow / threads; j < e; ++j) {
+    Value chunk = addC(tid, j * threads);
+    Value row = div(chunk, chunksPerRow);
+    Value col = mul(rem(chunk, chunksPerRow), elems);
+    Value v = vector::LoadOp::create(b, loc, vecType, staged,
+                                     ValueRange{row, col});
+    vector::StoreOp::create(b, loc, v, bm.out, ValueRange{row, col});
+  }
 }
 
 scf::ForOp MmaSyncEmitter::emit() {
@@ -446,15 +481,18 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &results, transform::TransformState &state) {
   SmallVector<int64_t> values;
-  for (Value param :
-       {getTileK(), getWarpM(), getWarpN(), getStages(), getPadding()}) {
+  for (Value param : {getTileK(), getWarpM(), getWarpN(), getStages(),
+                      getPadding(), getStageOutput()}) {
     FailureOr<int64_t> v = getSingleInt(state, param);
     if (failed(v))
       return emitDefiniteFailure()
              << "expected each param to hold exactly one integer";
     values.push_back(*v);
   }
-  MmaConfig config{values[0], values[1], values[2], values[3], values[4]};
+  if (values[5] != 0 && values[5] != 1)
+    return emitDefiniteFailure() << "expected stage_output to be 0 or 1";
+  MmaConfig config{values[0], values[1], values[2],
+                   values[3], values[4], values[5] == 1};
   auto transformOp = cast<transform::TransformOpInterface>(getOperation());
 
   SmallVector<Operation *> loops;
@@ -510,6 +548,7 @@ void tessel::RewriteBlockMatmulAsMmaSyncOp::getEffects(
   transform::onlyReadsHandle(getWarpNMutable(), effects);
   transform::onlyReadsHandle(getStagesMutable(), effects);
   transform::onlyReadsHandle(getPaddingMutable(), effects);
+  transform::onlyReadsHandle(getStageOutputMutable(), effects);
   transform::producesHandle(getOperation()->getOpResults(), effects);
   transform::modifiesPayload(effects);
 }

@@ -36,13 +36,14 @@ module attributes {transform.with_named_sequence} {
     %wm = transform.param.constant 32 : i64 -> !transform.param<i64>
     %wn = transform.param.constant 32 : i64 -> !transform.param<i64>
     %st = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %so = transform.param.constant 0 : i64 -> !transform.param<i64>
     %pad = transform.param.constant 8 : i64 -> !transform.param<i64>
     // expected-error @below {{mma.sync needs f16 or bf16 inputs (both the same) and an f32 accumulator}}
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
-        tile_k %bk warp_tile %wm, %wn stages %st padding %pad
+        tile_k %bk warp_tile %wm, %wn stages %st padding %pad stage_output %so
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
            !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
     transform.yield
   }
 }
@@ -80,13 +81,14 @@ module attributes {transform.with_named_sequence} {
     %wm = transform.param.constant 32 : i64 -> !transform.param<i64>
     %wn = transform.param.constant 32 : i64 -> !transform.param<i64>
     %st = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %so = transform.param.constant 0 : i64 -> !transform.param<i64>
     %pad = transform.param.constant 8 : i64 -> !transform.param<i64>
     // expected-error @below {{tile_k = 48 must be a multiple of 16 that divides K = 64}}
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
-        tile_k %bk warp_tile %wm, %wn stages %st padding %pad
+        tile_k %bk warp_tile %wm, %wn stages %st padding %pad stage_output %so
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
            !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
     transform.yield
   }
 }
@@ -124,13 +126,14 @@ module attributes {transform.with_named_sequence} {
     %wm = transform.param.constant 48 : i64 -> !transform.param<i64>
     %wn = transform.param.constant 32 : i64 -> !transform.param<i64>
     %st = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %so = transform.param.constant 0 : i64 -> !transform.param<i64>
     %pad = transform.param.constant 8 : i64 -> !transform.param<i64>
     // expected-error @below {{warp tile M = 48 must be a multiple of 16 that divides the block tile M = 64}}
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
-        tile_k %bk warp_tile %wm, %wn stages %st padding %pad
+        tile_k %bk warp_tile %wm, %wn stages %st padding %pad stage_output %so
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
            !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
     transform.yield
   }
 }
@@ -168,13 +171,14 @@ module attributes {transform.with_named_sequence} {
     %wm = transform.param.constant 16 : i64 -> !transform.param<i64>
     %wn = transform.param.constant 16 : i64 -> !transform.param<i64>
     %st = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %so = transform.param.constant 0 : i64 -> !transform.param<i64>
     %pad = transform.param.constant 8 : i64 -> !transform.param<i64>
     // expected-error @below {{the 64x32 A tile and 32x64 B tile do not split into 16-byte copies evenly among 512 threads}}
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
-        tile_k %bk warp_tile %wm, %wn stages %st padding %pad
+        tile_k %bk warp_tile %wm, %wn stages %st padding %pad stage_output %so
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
            !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
     transform.yield
   }
 }
@@ -212,13 +216,14 @@ module attributes {transform.with_named_sequence} {
     %wm = transform.param.constant 32 : i64 -> !transform.param<i64>
     %wn = transform.param.constant 32 : i64 -> !transform.param<i64>
     %st = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %so = transform.param.constant 0 : i64 -> !transform.param<i64>
     %pad = transform.param.constant 4 : i64 -> !transform.param<i64>
     // expected-error @below {{padding = 4 must be a non-negative multiple of 8 (16-byte aligned rows)}}
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
-        tile_k %bk warp_tile %wm, %wn stages %st padding %pad
+        tile_k %bk warp_tile %wm, %wn stages %st padding %pad stage_output %so
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
            !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
     transform.yield
   }
 }
@@ -258,13 +263,14 @@ module attributes {transform.with_named_sequence} {
     %wm = transform.param.constant 32 : i64 -> !transform.param<i64>
     %wn = transform.param.constant 32 : i64 -> !transform.param<i64>
     %st = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %so = transform.param.constant 0 : i64 -> !transform.param<i64>
     %pad = transform.param.constant 8 : i64 -> !transform.param<i64>
     // expected-error @below {{the accumulator may only be used by a linalg.fill, the matmul and one elementwise linalg.generic}}
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
-        tile_k %bk warp_tile %wm, %wn stages %st padding %pad
+        tile_k %bk warp_tile %wm, %wn stages %st padding %pad stage_output %so
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
            !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
     transform.yield
   }
 }
@@ -285,12 +291,13 @@ module attributes {transform.with_named_sequence} {
     %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
         : (!transform.any_op) -> !transform.any_op
     %p = transform.param.constant 32 : i64 -> !transform.param<i64>
+    %z = transform.param.constant 0 : i64 -> !transform.param<i64>
     // expected-error @below {{expected the matmul inside a gpu.launch}}
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
-        tile_k %p warp_tile %p, %p stages %p padding %p
+        tile_k %p warp_tile %p, %p stages %p padding %p stage_output %z
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
            !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
     transform.yield
   }
 }

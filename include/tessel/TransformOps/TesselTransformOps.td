@@ -166,7 +166,10 @@ def RewriteBlockMatmulAsMmaSyncOp : Op<Transform_Dialect,
       `nvgpu.ldmatrix` (A: x4; B: x4 transposed) and `nvgpu.mma.sync`
       (m16n8k16, f32 accumulators carried in registers as loop iter_args);
     - after the loop, the epilogue's scalar body applied to each thread's
-      accumulator fragments and the result stored to the output.
+      accumulator fragments, and the result stored to the output: directly
+      (pairs of values) with `stage_output = 0`, or with `stage_output = 1`
+      through a padded `BM x BN` tile in workgroup memory that all threads
+      then copy out in coalesced 16-byte rows.
 
     The launch gets `32 * (BM / warp_m) * (BN / warp_n)` threads along x.
     `transform.nvgpu.create_async_groups` then turns the copies into
@@ -178,9 +181,10 @@ def RewriteBlockMatmulAsMmaSyncOp : Op<Transform_Dialect,
     ```mlir
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
         tile_k %bk warp_tile %wm, %wn stages %stages padding %pad
+        stage_output %so
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
            !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
     ```
 
     #### Return modes
@@ -194,8 +198,9 @@ def RewriteBlockMatmulAsMmaSyncOp : Op<Transform_Dialect,
     `linalg.generic` (or is not itself the output); a size does not divide
     its dimension (`tile_k` of K, the warp tile of the block tile, 16 of the
     warp tile, the copy chunks of a tile among the threads); the block
-    would exceed 1024 threads. Fails definitely when a param does not hold
-    exactly one integer.
+    would exceed 1024 threads; `stage_output = 1` with an output type that
+    does not fill 16-byte stores. Fails definitely when a param does not
+    hold exactly one integer, or `stage_output` is not 0 or 1.
   }];
 
   let arguments = (ins TransformHandleTypeInterface:$target,
@@ -203,11 +208,12 @@ def RewriteBlockMatmulAsMmaSyncOp : Op<Transform_Dialect,
                        TransformParamTypeInterface:$warp_m,
                        TransformParamTypeInterface:$warp_n,
                        TransformParamTypeInterface:$stages,
-                       TransformParamTypeInterface:$padding);
+                       TransformParamTypeInterface:$padding,
+                       TransformParamTypeInterface:$stage_output);
   let results = (outs TransformHandleTypeInterface:$loop);
   let assemblyFormat = [{
     $target `tile_k` $tile_k `warp_tile` $warp_m `,` $warp_n
-    `stages` $stages `padding` $padding attr-dict
+    `stages` $stages `padding` $padding `stage_output` $stage_output attr-dict
     `:` functional-type(operands, results)
   }];
   let cppNamespace = "::tessel";
