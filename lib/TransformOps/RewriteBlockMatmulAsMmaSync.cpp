@@ -55,15 +55,6 @@ struct BlockMatmul {
 
 } // namespace
 
-/// Reads a single integer param.
-static FailureOr<int64_t> getSingleInt(transform::TransformState &state,
-                                       Value param) {
-  ArrayRef<Attribute> values = state.getParams(param);
-  if (values.size() != 1 || !isa<IntegerAttr>(values.front()))
-    return failure();
-  return cast<IntegerAttr>(values.front()).getInt();
-}
-
 /// Whether `op` can be applied lane-wise to vectors (arith/math ops).
 static bool isVectorizableScalarOp(Operation &op) {
   if (op.getNumRegions() != 0 || op.getNumResults() != 1 ||
@@ -215,6 +206,11 @@ matchBlockMatmul(transform::TransformOpInterface transformOp, Operation *target,
   return DiagnosedSilenceableFailure::success();
 }
 
+/// Threads of the block: one warp per warp tile.
+static int64_t blockThreads(const BlockMatmul &bm, const MmaConfig &c) {
+  return kThreadsPerWarp * (bm.m / c.warpM) * (bm.n / c.warpN);
+}
+
 /// Checks the configuration against the block tile; returns why it does not
 /// fit, or an empty string.
 static std::string checkConfig(const BlockMatmul &bm, const MmaConfig &c) {
@@ -239,7 +235,7 @@ static std::string checkConfig(const BlockMatmul &bm, const MmaConfig &c) {
        << " does not fill 16-byte stores; stage_output must be 0";
   if (!msg.empty())
     return msg;
-  int64_t threads = kThreadsPerWarp * (bm.m / c.warpM) * (bm.n / c.warpN);
+  int64_t threads = blockThreads(bm, c);
   if (threads > 1024)
     os << "the block tile " << bm.m << "x" << bm.n << " with warp tile "
        << c.warpM << "x" << c.warpN << " needs " << threads
@@ -429,7 +425,7 @@ void MmaSyncEmitter::emitEpilogue(ValueRange accs) {
 
 scf::ForOp MmaSyncEmitter::emit() {
   warpsN = bm.n / c.warpN;
-  threads = kThreadsPerWarp * (bm.m / c.warpM) * warpsN;
+  threads = blockThreads(bm, c);
   fragsM = c.warpM / kMmaM;
   fragsN = c.warpN / kMmaN;
 
@@ -461,8 +457,10 @@ scf::ForOp MmaSyncEmitter::emit() {
         // Copies first (they run ahead once pipelined), then the math. The
         // barrier before the copies keeps them from overwriting a buffer
         // that other warps still read; the one after makes them visible.
-        Value iter = div(kb, c.tileK);
-        Value copyStage = rem(iter, c.stages);
+        // The buffer index is computed twice on purpose: once for the
+        // copies, once for the math, which the pipeliner puts in different
+        // stages; a shared value would be carried across iterations.
+        Value copyStage = rem(div(kb, c.tileK), c.stages);
         gpu::BarrierOp::create(b, loc);
         Value zero = cst(0);
         emitTileCopy(bm.a, zero, kb, sharedA, copyStage, bm.m, c.tileK);
@@ -483,7 +481,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
   SmallVector<int64_t> values;
   for (Value param : {getTileK(), getWarpM(), getWarpN(), getStages(),
                       getPadding(), getStageOutput()}) {
-    FailureOr<int64_t> v = getSingleInt(state, param);
+    FailureOr<int64_t> v = tessel::getSingleIntParam(state, param);
     if (failed(v))
       return emitDefiniteFailure()
              << "expected each param to hold exactly one integer";
@@ -508,11 +506,9 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
       return diag;
     }
 
-    int64_t threads =
-        kThreadsPerWarp * (bm.m / config.warpM) * (bm.n / config.warpN);
-    diag = transform::gpu::alterGpuLaunch(rewriter, bm.launch, transformOp,
-                                          std::nullopt, std::nullopt,
-                                          std::nullopt, threads, 1, 1);
+    diag = transform::gpu::alterGpuLaunch(
+        rewriter, bm.launch, transformOp, std::nullopt, std::nullopt,
+        std::nullopt, blockThreads(bm, config), 1, 1);
     if (!diag.succeeded())
       return diag;
 

@@ -27,6 +27,14 @@ static std::string describeSize(Value size, unsigned position) {
   return "tile size #" + std::to_string(position);
 }
 
+FailureOr<int64_t>
+tessel::getSingleIntParam(transform::TransformState &state, Value param) {
+  ArrayRef<Attribute> values = state.getParams(param);
+  if (values.size() != 1 || !isa<IntegerAttr>(values.front()))
+    return failure();
+  return cast<IntegerAttr>(values.front()).getInt();
+}
+
 //===----------------------------------------------------------------------===//
 // CheckTileSizesOp
 //===----------------------------------------------------------------------===//
@@ -37,11 +45,11 @@ tessel::CheckTileSizesOp::apply(transform::TransformRewriter &rewriter,
                                 transform::TransformState &state) {
   SmallVector<int64_t> sizes;
   for (Value param : getTileSizes()) {
-    ArrayRef<Attribute> values = state.getParams(param);
-    if (values.size() != 1 || !isa<IntegerAttr>(values.front()))
+    FailureOr<int64_t> size = getSingleIntParam(state, param);
+    if (failed(size))
       return emitDefiniteFailure()
              << "expected each tile size to be a single integer param";
-    sizes.push_back(cast<IntegerAttr>(values.front()).getInt());
+    sizes.push_back(*size);
   }
 
   for (Operation *target : state.getPayloadOps(getTarget())) {
@@ -207,12 +215,10 @@ DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
 DiagnosedSilenceableFailure tessel::PipelineSharedMemoryCopiesOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &results, transform::TransformState &state) {
-  ArrayRef<Attribute> depthValues = state.getParams(getDepth());
-  if (depthValues.size() != 1 || !isa<IntegerAttr>(depthValues.front()) ||
-      cast<IntegerAttr>(depthValues.front()).getInt() < 1)
+  FailureOr<int64_t> depth = getSingleIntParam(state, getDepth());
+  if (failed(depth) || *depth < 1)
     return emitDefiniteFailure()
            << "expected depth to be a single integer of at least 1";
-  int64_t depth = cast<IntegerAttr>(depthValues.front()).getInt();
 
   // Upstream's op does the work; it takes the depth as an attribute, so a
   // detached instance carries the param's value. Its operand is a scratch
@@ -223,7 +229,7 @@ DiagnosedSilenceableFailure tessel::PipelineSharedMemoryCopiesOp::apply(
   Value scratchHandle = scratch.addArgument(getTarget().getType(), getLoc());
   auto upstream = transform::PipelineSharedMemoryCopiesOp::create(
       builder, getLoc(), getResult().getType(), scratchHandle,
-      static_cast<uint64_t>(depth), getPeelEpilogue());
+      static_cast<uint64_t>(*depth), getPeelEpilogue());
   auto eraseUpstream = llvm::scope_exit([&] { upstream->erase(); });
 
   SmallVector<Operation *> pipelined;
@@ -262,12 +268,10 @@ DiagnosedSilenceableFailure
 tessel::SwizzleBlockOrderOp::apply(transform::TransformRewriter &rewriter,
                                    transform::TransformResults &results,
                                    transform::TransformState &state) {
-  ArrayRef<Attribute> groupValues = state.getParams(getGroup());
-  if (groupValues.size() != 1 || !isa<IntegerAttr>(groupValues.front()) ||
-      cast<IntegerAttr>(groupValues.front()).getInt() < 1)
+  FailureOr<int64_t> group = getSingleIntParam(state, getGroup());
+  if (failed(group) || *group < 1)
     return emitDefiniteFailure()
            << "expected group to be a single integer of at least 1";
-  int64_t group = cast<IntegerAttr>(groupValues.front()).getInt();
 
   for (Operation *target : state.getPayloadOps(getTarget())) {
     auto launch = dyn_cast<gpu::LaunchOp>(target);
@@ -282,7 +286,7 @@ tessel::SwizzleBlockOrderOp::apply(transform::TransformRewriter &rewriter,
       diag.attachNote(target->getLoc()) << "target op";
       return diag;
     }
-    int64_t rows = std::min(group, *gy);
+    int64_t rows = std::min(*group, *gy);
     if (rows == 1)
       continue;
 

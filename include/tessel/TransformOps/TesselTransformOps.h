@@ -16,6 +16,11 @@ class DialectRegistry;
 } // namespace mlir
 
 namespace tessel {
+/// The integer `param` holds, or failure when it does not hold exactly one
+/// integer (the knob-valued params of Tessel's transform ops).
+mlir::FailureOr<int64_t>
+getSingleIntParam(mlir::transform::TransformState &state, mlir::Value param);
+
 /// Registers Tessel's transform ops as an extension of the transform dialect.
 void registerTransformDialectExtension(mlir::DialectRegistry &registry);
 } // namespace tessel
