@@ -24,7 +24,9 @@ ptx=$(ls "$tmp"/*.ptx)
 "$cuda/cuobjdump" --dump-sass "$tmp/k.cubin" > "$tmp/k.sass"
 echo "example: $ex"
 echo "schedule: $sched ${sel:+($sel)}"
-grep -o '"block": \[[^]]*\]\|"dynamic_shared_memory": [0-9]*' "$tmp"/*.launch.json | tr -d '\n '; echo
+python3 -c 'import json, sys
+for l in json.load(open(sys.argv[1]))["launches"]:
+    print("block:", l["block"], "dynamic shared memory:", l["dynamic_shared_memory"], "bytes")' "$tmp"/*.launch.json
 for op in HMMA LDSM LDGSTS LDGDEPBAR DEPBAR LDG STG STS LDS LDL STL BAR; do
   printf '%-10s %s\n' "$op" "$(grep -cE "[[:space:]]$op(\.|[[:space:]])" "$tmp/k.sass" || true)"
 done

@@ -277,6 +277,50 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// stage_output is a switch: 0 or 1.
+#id = affine_map<(i, j) -> (i, j)>
+func.func @f(%A: memref<64x64xf16>, %B: memref<64x64xf16>, %C: memref<64x64xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %acc = memref.alloc() : memref<64x64xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<64x64xf32>)
+    linalg.matmul ins(%A, %B : memref<64x64xf16>, memref<64x64xf16>) outs(%acc : memref<64x64xf32>)
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%acc : memref<64x64xf32>) outs(%C : memref<64x64xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %r = arith.maximumf %in, %zero : f32
+      %t = arith.truncf %r : f32 to f16
+      linalg.yield %t : f16
+    }
+    gpu.terminator
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    %bk = transform.param.constant 32 : i64 -> !transform.param<i64>
+    %wm = transform.param.constant 32 : i64 -> !transform.param<i64>
+    %wn = transform.param.constant 32 : i64 -> !transform.param<i64>
+    %st = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %so = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %pad = transform.param.constant 8 : i64 -> !transform.param<i64>
+    // expected-error @below {{expected stage_output to be 0 or 1}}
+    %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
+        tile_k %bk warp_tile %wm, %wn stages %st padding %pad stage_output %so
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // Outside a gpu.launch there are no threads to lay out.
 func.func @f(%A: memref<64x64xf16>, %B: memref<64x64xf16>, %C: memref<64x64xf32>) {
   %zero = arith.constant 0.0 : f32
