@@ -34,6 +34,8 @@ struct Driver::Api {
   int (*cuDevicePrimaryCtxRetain)(void **, int);
   int (*cuDevicePrimaryCtxRelease)(int);
   int (*cuCtxSetCurrent)(void *);
+  int (*cuCtxPushCurrent)(void *);
+  int (*cuCtxPopCurrent)(void **);
   int (*cuCtxSynchronize)();
   int (*cuModuleLoadDataEx)(Module *, const void *, unsigned, int *, void **);
   int (*cuModuleGetFunction)(Function *, Module, const char *);
@@ -101,6 +103,8 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal) {
       resolve(api.cuDevicePrimaryCtxRelease,
               {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}) &&
       resolve(api.cuCtxSetCurrent, {"cuCtxSetCurrent"}) &&
+      resolve(api.cuCtxPushCurrent, {"cuCtxPushCurrent_v2"}) &&
+      resolve(api.cuCtxPopCurrent, {"cuCtxPopCurrent_v2"}) &&
       resolve(api.cuCtxSynchronize, {"cuCtxSynchronize"}) &&
       resolve(api.cuModuleLoadDataEx, {"cuModuleLoadDataEx"}) &&
       resolve(api.cuModuleGetFunction, {"cuModuleGetFunction"}) &&
@@ -175,6 +179,18 @@ Driver::~Driver() {
   // libcuda stays loaded: unloading the driver library is not supported.
 }
 
+llvm::Expected<Driver::CurrentContext> Driver::makeCurrent() {
+  if (llvm::Error e = check(api->cuCtxPushCurrent(context), "cuCtxPushCurrent"))
+    return std::move(e);
+  return CurrentContext(this);
+}
+
+Driver::CurrentContext::~CurrentContext() {
+  void *popped = nullptr;
+  if (driver)
+    driver->api->cuCtxPopCurrent(&popped);
+}
+
 llvm::Expected<Module> Driver::loadModule(llvm::StringRef image) {
   std::string text = image.str(); // PTX must be null-terminated.
   std::vector<char> log(16384, 0);
@@ -240,10 +256,10 @@ llvm::Error Driver::fill32(DevicePtr dst, uint32_t value, size_t count) {
 
 llvm::Error Driver::launch(Function function, const int64_t grid[3],
                            const int64_t block[3], int sharedMemory,
-                           std::vector<void *> &params) {
+                           std::vector<void *> &params, Stream stream) {
   return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2],
                                    block[0], block[1], block[2], sharedMemory,
-                                   /*stream=*/nullptr, params.data(), nullptr),
+                                   stream, params.data(), nullptr),
                "cuLaunchKernel");
 }
 

@@ -68,6 +68,14 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
                {"m", w.m},       {"n", w.n},
                {"k", w.k},       {"accumulator_type", w.accumulatorType}};
   }
+  if (spec.schedule) {
+    Object knobs;
+    for (const auto &[name, value] : spec.schedule->knobs)
+      knobs[name] = value;
+    result["schedule"] = Object{{"path", spec.schedule->path},
+                                {"hash", spec.schedule->hash},
+                                {"knobs", std::move(knobs)}};
+  }
   return result;
 }
 
@@ -132,6 +140,13 @@ static bool fromJSON(const Value &value, WorkloadSpec &spec,
          o.map("m", spec.m) && o.map("n", spec.n) && o.map("k", spec.k) &&
          o.map("accumulator_type", spec.accumulatorType);
 }
+
+static bool fromJSON(const Value &value, ScheduleSpec &spec,
+                     llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("path", spec.path) && o.map("hash", spec.hash) &&
+         o.map("knobs", spec.knobs);
+}
 } // namespace tessel
 
 bool tessel::fromJSON(const Value &value, HostFunctionSpec &spec,
@@ -141,7 +156,8 @@ bool tessel::fromJSON(const Value &value, HostFunctionSpec &spec,
          o.map("arguments", spec.arguments) &&
          o.mapOptional("results", spec.results) &&
          o.map("launches", spec.launches) &&
-         o.mapOptional("workload", spec.workload);
+         o.mapOptional("workload", spec.workload) &&
+         o.mapOptional("schedule", spec.schedule);
 }
 
 /// Checks what JSON typing cannot: sizes, indices, element types.

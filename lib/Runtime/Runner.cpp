@@ -2,6 +2,7 @@
 
 #include "tessel/Runtime/Runner.h"
 
+#include "tessel/Runtime/LoadedFunction.h"
 #include "tessel/Runtime/Reference.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -41,14 +42,6 @@ struct Buffers {
     return p;
   }
 };
-
-/// A loaded kernel and its launch.
-struct Kernel {
-  const LaunchSpec *spec;
-  cuda::Function function;
-  std::vector<uint64_t> scalars; // Storage for scalar parameter values.
-  std::vector<void *> params;
-};
 } // namespace
 
 /// NaN bit pattern repeated over 32 bits for a storage type.
@@ -70,48 +63,11 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
   result.function = spec.name;
   result.device = driver.device().name;
   result.chip = driver.device().chip();
-  const cuda::DeviceInfo &device = driver.device();
 
-  // Load every kernel; check launch sizes against the device.
-  llvm::StringMap<cuda::Module> modules;
-  std::vector<Kernel> kernels;
-  for (const LaunchSpec &launch : spec.launches) {
-    int64_t threads = launch.block[0] * launch.block[1] * launch.block[2];
-    if (threads > device.maxThreadsPerBlock)
-      return fail(llvm::formatv("kernel '{0}' needs {1} threads per block; "
-                                "{2} allows {3}",
-                                launch.kernel, threads, device.name,
-                                device.maxThreadsPerBlock));
-    if (launch.dynamicSharedMemory > device.sharedMemoryPerBlockOptin)
-      return fail(llvm::formatv("kernel '{0}' needs {1} bytes of dynamic "
-                                "shared memory; {2} allows {3}",
-                                launch.kernel, launch.dynamicSharedMemory,
-                                device.name, device.sharedMemoryPerBlockOptin));
-    cuda::Module &module = modules[launch.image];
-    if (!module) {
-      llvm::SmallString<256> path(dir);
-      llvm::sys::path::append(path, launch.image);
-      auto file = llvm::MemoryBuffer::getFile(path);
-      if (!file)
-        return fail("cannot read kernel image '" + path +
-                    "': " + file.getError().message());
-      llvm::Expected<cuda::Module> loaded =
-          driver.loadModule((*file)->getBuffer());
-      if (!loaded)
-        return fail("loading '" + path +
-                    "': " + llvm::toString(loaded.takeError()));
-      module = *loaded;
-    }
-    llvm::Expected<cuda::Function> function =
-        driver.getFunction(module, launch.kernel);
-    if (!function)
-      return function.takeError();
-    if (launch.dynamicSharedMemory > 48 * 1024)
-      if (llvm::Error e = driver.setMaxDynamicSharedMemory(
-              *function, launch.dynamicSharedMemory))
-        return std::move(e);
-    kernels.push_back({&launch, *function, {}, {}});
-  }
+  llvm::Expected<LoadedFunction> function =
+      LoadedFunction::load(driver, spec, dir);
+  if (!function)
+    return function.takeError();
 
   // Buffers: inputs random normal (seeded), outputs NaN.
   Buffers buffers{driver, {}};
@@ -146,46 +102,7 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
       return std::move(e);
   }
 
-  // Kernel parameters: bare pointers to buffers, or scalar values.
-  for (Kernel &kernel : kernels) {
-    kernel.scalars.reserve(kernel.spec->params.size());
-    for (const KernelParamSpec &param : kernel.spec->params) {
-      if (param.kind == KernelParamSpec::Kind::Buffer) {
-        if (args[param.argument] % kernel.spec->pointerAlignment != 0)
-          return fail("buffer is less aligned than the kernel assumes");
-        kernel.params.push_back(&args[param.argument]);
-        continue;
-      }
-      uint64_t bits = 0;
-      llvm::StringRef type = param.scalarType, text = param.scalarValue;
-      if (type == "f32") {
-        float f = std::strtof(param.scalarValue.c_str(), nullptr);
-        std::memcpy(&bits, &f, 4);
-      } else if (type == "f64") {
-        double d = std::strtod(param.scalarValue.c_str(), nullptr);
-        std::memcpy(&bits, &d, 8);
-      } else if (type.starts_with("i")) {
-        int64_t v;
-        if (text.getAsInteger(10, v))
-          return fail("scalar parameter '" + text + "' is not an integer");
-        bits = static_cast<uint64_t>(v); // Little-endian: low bytes first.
-      } else {
-        return fail("unsupported scalar parameter type '" + type + "'");
-      }
-      kernel.scalars.push_back(bits);
-      kernel.params.push_back(&kernel.scalars.back());
-    }
-  }
-
-  auto runOnce = [&]() -> llvm::Error {
-    for (Kernel &kernel : kernels)
-      if (llvm::Error e =
-              driver.launch(kernel.function, kernel.spec->grid.data(),
-                            kernel.spec->block.data(),
-                            kernel.spec->dynamicSharedMemory, kernel.params))
-        return e;
-    return llvm::Error::success();
-  };
+  auto runOnce = [&]() -> llvm::Error { return function->launch(args); };
 
   // Run once, then check.
   if (llvm::Error e = runOnce())

@@ -216,10 +216,27 @@ void ApplySchedule::runOnOperation() {
   }
 
   // Record what each function computes before the schedule rewrites it,
-  // so that runtimes can check kernels against a reference.
-  for (auto func : payload.getOps<func::FuncOp>())
+  // so that runtimes can check kernels against a reference, and which
+  // schedule and knobs produced its kernels.
+  MLIRContext *ctx = payload.getContext();
+  SmallVector<NamedAttribute> knobValues;
+  llvm::StringSet<> seen; // A knob may be used by several ops.
+  module.walk([&](transform::tune::KnobOp knob) {
+    if (knob.getSelected() && seen.insert(knob.getName()).second)
+      knobValues.emplace_back(knob.getNameAttr(), *knob.getSelected());
+  });
+  DictionaryAttr scheduleInfo = DictionaryAttr::get(
+      ctx, {NamedAttribute(StringAttr::get(ctx, "path"),
+                           StringAttr::get(ctx, schedule)),
+            NamedAttribute(StringAttr::get(ctx, "hash"),
+                           StringAttr::get(ctx, tessel::scheduleHash(module))),
+            NamedAttribute(StringAttr::get(ctx, "knobs"),
+                           DictionaryAttr::get(ctx, knobValues))});
+  for (auto func : payload.getOps<func::FuncOp>()) {
     if (DictionaryAttr workload = tessel::recognizeWorkload(func))
       func->setAttr(tessel::kWorkloadAttrName, workload);
+    func->setAttr(tessel::kScheduleAttrName, scheduleInfo);
+  }
 
   if (failed(transform::applyTransformNamedSequence(
           payload, entryOp, module, transform::TransformOptions()))) {

@@ -164,6 +164,31 @@ static std::optional<WorkloadSpec> readWorkload(func::FuncOp func) {
   return w;
 }
 
+/// Reads the schedule attribute back; ignores a malformed one.
+static std::optional<ScheduleSpec> readSchedule(func::FuncOp func) {
+  auto dict = func->getAttrOfType<DictionaryAttr>(kScheduleAttrName);
+  if (!dict)
+    return std::nullopt;
+  auto path = dict.getAs<StringAttr>("path");
+  auto hash = dict.getAs<StringAttr>("hash");
+  auto knobs = dict.getAs<DictionaryAttr>("knobs");
+  if (!path || !hash || !knobs)
+    return std::nullopt;
+  ScheduleSpec schedule{path.str(), hash.str(), {}};
+  for (NamedAttribute knob : knobs) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (auto integer = dyn_cast<IntegerAttr>(knob.getValue()))
+      os << integer.getValue();
+    else if (auto str = dyn_cast<StringAttr>(knob.getValue()))
+      os << str.getValue();
+    else
+      os << knob.getValue();
+    schedule.knobs[knob.getName().str()] = text;
+  }
+  return schedule;
+}
+
 /// Reads three constant launch sizes; fails with a diagnostic otherwise.
 static LogicalResult readSizes(gpu::LaunchFuncOp launch, StringRef what,
                                gpu::KernelDim3 dims,
@@ -186,6 +211,7 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
   HostFunctionSpec spec;
   spec.name = func.getSymName().str();
   spec.workload = readWorkload(func);
+  spec.schedule = readSchedule(func);
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto memref = dyn_cast<MemRefType>(type);
     if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity())

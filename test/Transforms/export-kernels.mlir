@@ -77,6 +77,18 @@
 // JSON-NEXT:   "results": [
 // JSON-NEXT:     2
 // JSON-NEXT:   ],
+// Which schedule and knob values produced the kernels (the defaults here).
+// JSON-NEXT:   "schedule": {
+// JSON-NEXT:     "hash": "0x{{[0-9a-f]+}}",
+// JSON-NEXT:     "knobs": {
+// JSON-NEXT:       "thread_m": "4",
+// JSON-NEXT:       "thread_n": "8",
+// JSON-NEXT:       "tile_k": "8",
+// JSON-NEXT:       "tile_m": "64",
+// JSON-NEXT:       "tile_n": "128"
+// JSON-NEXT:     },
+// JSON-NEXT:     "path": "{{.*}}schedules/matmul_relu_simt.mlir"
+// JSON-NEXT:   },
 // JSON-NEXT:   "workload": {
 // JSON-NEXT:     "accumulator_type": "f32",
 // JSON-NEXT:     "k": 1024,

@@ -48,6 +48,26 @@ public:
 
   const DeviceInfo &device() const { return info; }
 
+  /// Makes this driver's context (the device's primary context, the one
+  /// the CUDA runtime and PyTorch use) current on the calling thread until
+  /// the returned guard is destroyed, then restores the previous one.
+  /// `open` leaves it current on the thread that opened it; other threads
+  /// and callers that share the thread with other CUDA users need this.
+  class CurrentContext {
+  public:
+    ~CurrentContext();
+    CurrentContext(CurrentContext &&other) : driver(other.driver) {
+      other.driver = nullptr;
+    }
+    CurrentContext(const CurrentContext &) = delete;
+
+  private:
+    friend class Driver;
+    explicit CurrentContext(Driver *driver) : driver(driver) {}
+    Driver *driver;
+  };
+  llvm::Expected<CurrentContext> makeCurrent();
+
   /// JIT-compiles PTX (or loads a cubin); the JIT's error log is part of
   /// the error.
   llvm::Expected<Module> loadModule(llvm::StringRef image);
@@ -60,10 +80,11 @@ public:
   llvm::Error copyToHost(void *dst, DevicePtr src, size_t bytes);
   llvm::Error fill32(DevicePtr dst, uint32_t value, size_t count);
 
-  /// Launches with `params` (pointers to each parameter's value).
+  /// Launches on `stream` (nullptr: the legacy default stream) with
+  /// `params` (pointers to each parameter's value).
   llvm::Error launch(Function function, const int64_t grid[3],
                      const int64_t block[3], int sharedMemory,
-                     std::vector<void *> &params);
+                     std::vector<void *> &params, Stream stream = nullptr);
   llvm::Error synchronize();
 
   llvm::Expected<Event> createEvent();

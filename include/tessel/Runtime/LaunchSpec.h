@@ -15,6 +15,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,13 @@ struct WorkloadSpec {
   std::string accumulatorType; // "f32"
 };
 
+/// Which schedule, with which knob values, produced the kernels.
+struct ScheduleSpec {
+  std::string path; // The schedule library as given to tessel-apply-schedule.
+  std::string hash; // Its tuning-database key (tessel::scheduleHash).
+  std::map<std::string, std::string> knobs; // Name -> value, as text.
+};
+
 struct HostFunctionSpec {
   std::string name;
   std::vector<BufferSpec> arguments;
@@ -68,6 +76,7 @@ struct HostFunctionSpec {
   std::vector<unsigned> results;
   std::vector<LaunchSpec> launches;
   std::optional<WorkloadSpec> workload;
+  std::optional<ScheduleSpec> schedule;
 };
 
 llvm::json::Value toJSON(const HostFunctionSpec &spec);

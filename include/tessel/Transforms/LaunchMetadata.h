@@ -13,6 +13,10 @@ namespace tessel {
 /// Name of the function attribute describing a recognized workload.
 constexpr llvm::StringLiteral kWorkloadAttrName = "tessel.workload";
 
+/// Name of the function attribute recording the schedule applied to it:
+/// {path = "...", hash = "0x...", knobs = {name = value, ...}}.
+constexpr llvm::StringLiteral kScheduleAttrName = "tessel.schedule";
+
 /// Recognizes `out = relu(lhs x rhs)` on function arguments (fill, matmul,
 /// elementwise max with zero, optional cast) and returns its description as
 /// a dictionary attribute, or null when `func` is something else.

@@ -1,0 +1,55 @@
+//===- LoadedFunction.h - A host function's kernels on a device -*- C++ -*-===//
+//
+// The kernels of one exported host function, loaded on a device and ready to
+// launch on caller-provided buffers: what tessel-run (through the Runner) and
+// the C API (for Python) both launch through.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_LOADEDFUNCTION_H
+#define TESSEL_RUNTIME_LOADEDFUNCTION_H
+
+#include "tessel/Runtime/CudaDriver.h"
+#include "tessel/Runtime/LaunchSpec.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+namespace tessel {
+
+class LoadedFunction {
+public:
+  /// Loads the kernel images (files relative to `dir`) of every launch of
+  /// `spec`, raises the dynamic shared memory limit where a launch needs it,
+  /// and checks launch sizes and scalar parameters against the device.
+  static llvm::Expected<LoadedFunction>
+  load(cuda::Driver &driver, const HostFunctionSpec &spec, llvm::StringRef dir);
+
+  /// Launches every kernel in program order on `stream` (nullptr: the
+  /// legacy default stream); `buffers[i]` is the device address of the host
+  /// function's argument i. Fails, launching nothing, when the number of
+  /// buffers differs from the function's arguments, or a buffer is less
+  /// aligned than the kernels assume.
+  llvm::Error launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
+                     cuda::Stream stream = nullptr) const;
+
+  const HostFunctionSpec &spec() const { return functionSpec; }
+
+private:
+  struct Kernel {
+    unsigned launch; // Index in functionSpec.launches.
+    cuda::Function function;
+    /// Per parameter: a scalar's bits, or the argument index of a buffer.
+    std::vector<uint64_t> values;
+  };
+
+  LoadedFunction(cuda::Driver &driver, const HostFunctionSpec &spec)
+      : driver(&driver), functionSpec(spec) {}
+
+  cuda::Driver *driver;
+  HostFunctionSpec functionSpec;
+  std::vector<Kernel> kernels;
+};
+
+} // namespace tessel
+
+#endif // TESSEL_RUNTIME_LOADEDFUNCTION_H
