@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Packs tessel-opt and tessel-run with the shared libraries they need that a
-# GPU host may lack (LLVM 22, z3, ...) into one relocatable archive, so they
-# run on a machine with an NVIDIA driver and no LLVM (e.g. Ubuntu 24.04).
+# Packs tessel-opt, tessel-run, libTesselCAPI.so and the shared libraries
+# they need that a GPU host may lack (LLVM 22, z3, ...) into one relocatable
+# archive, with the schedules (and their tuned records) and the Python
+# package, so they run on a machine with an NVIDIA driver and no LLVM (e.g.
+# Ubuntu 24.04):
+#   tessel/bin/  tessel/lib/  tessel/schedules/  tessel/python/tessel/
 #
 #   scripts/make-bundle.sh [--with-tests] [BUILD_DIR] [OUT.tar.xz]
 #
@@ -11,6 +14,7 @@
 #
 # On the GPU host:
 #   tar xf tessel-bundle.tar.xz && tessel/bin/tessel-opt --version
+#   PYTHONPATH=$PWD/tessel/python python3 -c 'import tessel'   # finds the rest
 # The wrappers in tessel/bin set LD_LIBRARY_PATH to tessel/lib themselves.
 set -euo pipefail
 
@@ -44,8 +48,21 @@ WRAP
   done
 done
 
+# The C API library finds libLLVM beside it ($ORIGIN in its RUNPATH).
+[ -f "$build/lib/libTesselCAPI.so" ] || { echo "error: $build/lib/libTesselCAPI.so not built" >&2; exit 1; }
+strip --strip-unneeded -o "$stage/tessel/lib/libTesselCAPI.so" "$build/lib/libTesselCAPI.so"
+ldd "$build/lib/libTesselCAPI.so" | awk '/=> \//{print $1, $3}' | while read -r name path; do
+  if [[ ! "$name" =~ $system_libs ]] && [ ! -e "$stage/tessel/lib/$name" ]; then
+    strip --strip-unneeded -o "$stage/tessel/lib/$name" "$(readlink -f "$path")"
+  fi
+done
+
 src=$(cd "$(dirname "$0")/.." && pwd)
 cp "$src/README.md" "$stage/tessel/" 2>/dev/null || true
+cp -r "$src/schedules" "$stage/tessel/"
+mkdir -p "$stage/tessel/python"
+cp -r "$src/python/tessel" "$src/python/pyproject.toml" "$stage/tessel/python/"
+find "$stage/tessel/python" -name __pycache__ -prune -exec rm -rf {} +
 
 if [ "$with_tests" = 1 ]; then
   llvm_bin=$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)
@@ -53,7 +70,9 @@ if [ "$with_tests" = 1 ]; then
   for t in FileCheck not count; do strip -o "$stage/tessel/test-tools/$t" "$llvm_bin/$t"; done
   cp -r "$(dirname "$llvm_bin")/utils/lit/lit" "$stage/tessel/"
   find "$stage/tessel/lit" -name __pycache__ -prune -exec rm -rf {} +
-  cp -r "$src/test" "$src/examples" "$src/schedules" "$stage/tessel/src/"
+  cp -r "$src/test" "$src/examples" "$stage/tessel/src/"
+  ln -s ../schedules "$stage/tessel/src/schedules"
+  ln -s ../python "$stage/tessel/src/python"
   cat > "$stage/tessel/run-tests.sh" <<'RUN'
 #!/bin/sh
 # Runs Tessel's lit suite with this bundle's tools: ./run-tests.sh [lit args]

@@ -8,7 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ python3 ccache
-          libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-22)
+          libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-22
+          # The Python package's tests (CPU torch checks tensor arguments).
+          python3-pytest python3-numpy python3-torch)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -32,4 +34,4 @@ if [ ! -f build/build.ninja ]; then
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
 fi
-ninja -C build tessel-opt tessel-run
+ninja -C build tessel-opt tessel-run TesselCAPI

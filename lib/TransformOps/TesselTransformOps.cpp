@@ -241,6 +241,23 @@ DiagnosedSilenceableFailure tessel::PipelineSharedMemoryCopiesOp::apply(
       diag.attachNote(target->getLoc()) << "target op";
       return diag;
     }
+    // Upstream's only answer to a loop shorter than the pipeline is
+    // "pipelining preconditions failed".
+    std::optional<int64_t> lb = getConstantIntValue(forOp.getLowerBound()),
+                           ub = getConstantIntValue(forOp.getUpperBound()),
+                           step = getConstantIntValue(forOp.getStep());
+    if (lb && ub && step && *step > 0) {
+      int64_t trips = *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
+      if (trips < *depth) {
+        DiagnosedSilenceableFailure diag =
+            emitSilenceableError()
+            << "pipelining depth " << *depth << " needs a loop of at least "
+            << *depth << " iterations; this loop runs " << trips
+            << " (lower the depth or the loop's tile size)";
+        diag.attachNote(forOp.getLoc()) << "target loop";
+        return diag;
+      }
+    }
     transform::ApplyToEachResultList loopResults;
     DiagnosedSilenceableFailure diag =
         upstream.applyToOne(rewriter, forOp, loopResults, state);

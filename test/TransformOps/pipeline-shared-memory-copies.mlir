@@ -82,3 +82,33 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A loop shorter than the pipeline: upstream only says "pipelining
+// preconditions failed"; the op names the depth and the trip count.
+func.func @too_short(%global: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c4 = arith.constant 4 : index
+  %shared = memref.alloc() : memref<8xf32, #gpu.address_space<workgroup>>
+  // expected-note @below {{target loop}}
+  scf.for %i = %c0 to %c8 step %c4 {
+    %token = nvgpu.device_async_copy %global[%i], %shared[%i], 4
+      : memref<?xf32> to memref<8xf32, #gpu.address_space<workgroup>>
+    nvgpu.device_async_wait %token
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match ops{["scf.for"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    %depth = transform.param.constant 3 : i64 -> !transform.param<i64>
+    // expected-error @below {{pipelining depth 3 needs a loop of at least 3 iterations; this loop runs 2}}
+    %p = transform.tessel.pipeline_shared_memory_copies %loop depth %depth
+        : (!transform.any_op, !transform.param<i64>) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -1,0 +1,26 @@
+"""Tessel from Python: compile, tune and run Tessel's GPU kernels.
+
+    import torch, tessel
+    c = tessel.matmul_relu(a, b)     # relu(a @ b) on CUDA tensors
+
+Compiling and tuning drive tessel-opt; running goes through Tessel's runtime
+(libTesselCAPI.so, loaded with ctypes). PyTorch is imported only by the
+functions that take tensors.
+"""
+
+from .compiler import (CompiledKernel, TesselWarning, compile_matmul_relu,
+                       default_databases, default_schedule, tune_matmul_relu,
+                       user_database)
+from .database import Database, Record
+from .errors import TesselError
+from .ops import Kernel, get_kernel, matmul_relu
+from .workload import DTYPES, matmul_relu_ir, matmul_relu_key
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CompiledKernel", "DTYPES", "Database", "Kernel", "Record", "TesselError",
+    "TesselWarning", "compile_matmul_relu", "default_databases",
+    "default_schedule", "get_kernel", "matmul_relu", "matmul_relu_ir",
+    "matmul_relu_key", "tune_matmul_relu", "user_database",
+]

@@ -1,0 +1,165 @@
+"""Tessel's kernels on PyTorch tensors.
+
+    import torch, tessel
+    a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+    b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+    c = tessel.matmul_relu(a, b)        # == torch.relu(a @ b), one kernel
+
+The kernel for each (shape, dtype, device) is compiled once per process
+(and cached on disk), with the knobs tuned for the GPU when a tuning
+database has them. Kernels run on the tensors' memory (their data_ptr) on
+PyTorch's current stream; nothing is copied or synchronized.
+"""
+
+import threading
+
+from . import runtime
+from .compiler import compile_matmul_relu
+from .errors import TesselError
+
+# torch dtype (as str(), so this module needs no torch import) -> Tessel's.
+_DTYPES = {"torch.float16": "f16", "torch.bfloat16": "bf16",
+           "torch.float32": "f32"}
+_TORCH_NAMES = {v: k for k, v in _DTYPES.items()}
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise TesselError("tessel.matmul_relu needs PyTorch "
+                          "(pip install torch)") from None
+    return torch
+
+
+def _check_tensor(name, t, torch):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got "
+                        f"{type(t).__module__}.{type(t).__qualname__}")
+    if t.dim() != 2:
+        raise ValueError(f"{name} must be a matrix (2-D), got shape "
+                         f"{tuple(t.shape)}")
+    if str(t.dtype) not in _DTYPES:
+        raise TypeError(f"{name} has dtype {t.dtype}; Tessel's matmul_relu "
+                        "takes torch.float16, torch.bfloat16 or "
+                        "torch.float32")
+
+
+def _check_contiguous(name, t):
+    if not t.is_contiguous():
+        raise ValueError(f"{name} must be contiguous (row-major), got strides "
+                         f"{t.stride()}; pass {name}.contiguous()")
+
+
+def _check_cuda(name, t):
+    if t.device.type != "cuda":
+        raise ValueError(f"{name} is on {t.device}; Tessel's kernels run on "
+                         "CUDA tensors")
+
+
+class Kernel:
+    """One compiled function loaded on one GPU, callable on tensors whose
+    shapes and dtypes are those it was compiled for."""
+
+    def __init__(self, compiled, device):
+        self.compiled = compiled
+        self.device = device
+        self.spec = runtime.FunctionSpec(compiled.launch_file)
+        self.function = runtime.Function(device, self.spec)
+
+    def __call__(self, *tensors):
+        """Launches on `tensors` (one per argument, results included, as
+        torch tensors on this kernel's GPU) on the current stream."""
+        torch = _torch()
+        args = self.spec.arguments
+        if len(tensors) != len(args):
+            raise TypeError(f"{self.spec.name} takes {len(args)} tensors, "
+                            f"{len(tensors)} given")
+        for i, (t, arg) in enumerate(zip(tensors, args)):
+            name = f"argument #{i}"
+            if not isinstance(t, torch.Tensor):
+                raise TypeError(f"{name} must be a torch.Tensor")
+            if tuple(t.shape) != arg.shape or \
+                    _DTYPES.get(str(t.dtype)) != arg.dtype:
+                raise ValueError(
+                    f"{name} is {tuple(t.shape)} {t.dtype}; the kernel was "
+                    f"compiled for {arg.shape} {_TORCH_NAMES.get(arg.dtype, arg.dtype)}")
+            _check_contiguous(name, t)
+            _check_cuda(name, t)
+            if t.device.index != self.device.ordinal:
+                raise ValueError(f"{name} is on {t.device}; this kernel is "
+                                 f"loaded on cuda:{self.device.ordinal}")
+        stream = torch.cuda.current_stream(tensors[0].device).cuda_stream
+        self.function.launch([t.data_ptr() for t in tensors], stream)
+
+
+_kernels = {}
+_kernels_lock = threading.Lock()
+
+
+def get_kernel(m, n, k, dtype, device_ordinal=0, *, knobs=None,
+               schedule=None, databases=None):
+    """The Kernel for relu(A x B) with A m x k, B k x n in `dtype` ("f16",
+    "bf16", "f32") on GPU `device_ordinal`, compiled and loaded on first
+    use with the knobs tuned for that GPU (see compile_matmul_relu)."""
+    key = (m, n, k, dtype, device_ordinal,
+           tuple(sorted(dict(knobs).items())) if isinstance(knobs, dict)
+           else knobs, str(schedule) if schedule else None,
+           tuple(map(str, databases)) if databases is not None else None)
+    with _kernels_lock:
+        kernel = _kernels.get(key)
+    if kernel is None:
+        device = runtime.Device.get(device_ordinal)
+        compiled = compile_matmul_relu(
+            m, n, k, dtype, schedule=schedule, knobs=knobs, device=device.key,
+            databases=databases, chip=device.chip)
+        kernel = Kernel(compiled, device)
+        with _kernels_lock:
+            kernel = _kernels.setdefault(key, kernel)
+    return kernel
+
+
+def matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
+                databases=None):
+    """relu(a @ b) for 2-D CUDA tensors a (m x k) and b (k x n) of the same
+    dtype (float16, bfloat16 or float32; f32 accumulation), computed by
+    Tessel's kernel for that shape on a's GPU, on the current stream.
+
+    out: an m x n contiguous tensor of the same dtype and device to write
+    (default: a new one). knobs/schedule/databases: see compile_matmul_relu.
+    Raises TypeError/ValueError for unsupported arguments, TesselError when
+    compiling or launching fails.
+    """
+    torch = _torch()
+    _check_tensor("a", a, torch)
+    _check_tensor("b", b, torch)
+    if a.dtype != b.dtype:
+        raise TypeError(f"a and b must have the same dtype, got {a.dtype} "
+                        f"and {b.dtype}")
+    (m, k), (k2, n) = a.shape, b.shape
+    if k != k2:
+        raise ValueError(f"a is {m}x{k} and b is {k2}x{n}: a's columns must "
+                         "equal b's rows")
+    if 0 in (m, n, k):
+        raise ValueError(f"empty matmul ({m}x{n}x{k}) is not supported")
+    _check_contiguous("a", a)
+    _check_contiguous("b", b)
+    if out is not None:
+        _check_tensor("out", out, torch)
+        if out.dtype != a.dtype or tuple(out.shape) != (m, n):
+            raise ValueError(f"out must be {m}x{n} {a.dtype}, got "
+                             f"{tuple(out.shape)} {out.dtype}")
+        _check_contiguous("out", out)
+    # Device checks last: everything above is checkable without a GPU.
+    for name, tensor in (("a", a), ("b", b), ("out", out)):
+        if tensor is not None:
+            _check_cuda(name, tensor)
+            if tensor.device != a.device:
+                raise ValueError(f"{name} is on {tensor.device}, a on "
+                                 f"{a.device}")
+    if out is None:
+        out = torch.empty((m, n), dtype=a.dtype, device=a.device)
+    kernel = get_kernel(m, n, k, _DTYPES[str(a.dtype)], a.device.index or 0,
+                        knobs=knobs, schedule=schedule, databases=databases)
+    kernel(a, b, out)
+    return out
