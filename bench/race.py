@@ -164,8 +164,12 @@ def race_one(m, n, k, dtype, contenders, args, torch, triton_run, do_bench):
     ref_norm = ref.norm().item()
     flop = 2.0 * m * n * k
     row = {"m": m, "n": n, "k": k, "dtype": dtype, "results": {}}
+    # Phase 1: compile/autotune every contender and check its output.
+    # Timing waits until all are ready, so that no compile work (e.g.
+    # Inductor's worker pool starting) competes with a measurement.
+    ready = {}
     for name in contenders:
-        res = {"status": "ok"}
+        res = row["results"][name] = {"status": "ok"}
         t0 = time.perf_counter()
         try:
             info, fn = contender_fns(name, a, b, torch, triton_run)
@@ -180,15 +184,25 @@ def race_one(m, n, k, dtype, contenders, args, torch, triton_run, do_bench):
                 res["status"] = "wrong-output"
                 res["nan_count"] = nan
             else:
-                ms = do_bench(fn, warmup=args.warmup_ms, rep=args.rep_ms,
-                              return_mode="median")
-                res["ms"] = ms
-                res["tflops"] = flop / (ms * 1e-3) / 1e12
+                ready[name] = fn
         except Exception as e:  # A contender's failure is a result.
             res["status"] = "error"
             res["error"] = f"{type(e).__name__}: {e}"[:2000]
             traceback.print_exc()
-        row["results"][name] = res
+    # Phase 2: time the correct ones.
+    torch.cuda.synchronize()
+    time.sleep(args.settle_s)
+    for name in contenders:
+        res = row["results"][name]
+        if name in ready:
+            try:
+                ms = do_bench(ready[name], warmup=args.warmup_ms,
+                              rep=args.rep_ms, return_mode="median")
+                res["ms"] = ms
+                res["tflops"] = flop / (ms * 1e-3) / 1e12
+            except Exception as e:
+                res["status"] = "error"
+                res["error"] = f"{type(e).__name__}: {e}"[:2000]
         shown = f"{res['tflops']:7.1f} TFLOP/s" if "tflops" in res else res["status"]
         print(f"  {dtype} {shape_label(m, n, k):>15} {name:>14}: {shown}",
               file=sys.stderr, flush=True)
@@ -336,6 +350,8 @@ def main():
     p.add_argument("--warmup-ms", type=float, default=50)
     p.add_argument("--rep-ms", type=float, default=200)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--settle-s", type=float, default=2.0,
+                   help="pause between compiling and timing a shape")
     p.add_argument("--replot", nargs="+", type=pathlib.Path, metavar="JSON",
                    help="merge recorded results and redraw; no GPU needed")
     args = p.parse_args()

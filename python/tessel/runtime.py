@@ -47,6 +47,26 @@ def _declare(lib):
         fn.restype, fn.argtypes = restype, argtypes
 
 
+def _preload_bundled_libraries(directory):
+    """In a bundle (scripts/make-bundle.sh), lib/ holds libLLVM and its own
+    dependencies (libxml2, ICU, z3...). libTesselCAPI.so finds libLLVM
+    beside it, but libLLVM's dependencies are searched on the system only
+    (RUNPATH does not carry over), so load them first: a library already
+    loaded satisfies later dependencies by name."""
+    pending = sorted(p for p in directory.glob("lib*.so*")
+                     if p.name != "libTesselCAPI.so")
+    while pending:
+        failed = []
+        for path in pending:
+            try:
+                ctypes.CDLL(str(path))
+            except OSError:
+                failed.append(path)  # A dependency may not be loaded yet.
+        if len(failed) == len(pending):
+            return  # Loading libTesselCAPI.so reports what is missing.
+        pending = failed
+
+
 def library():
     """The loaded libTesselCAPI.so (loaded on first use)."""
     global _lib
@@ -54,6 +74,8 @@ def library():
         if _lib is None:
             path = install.capi_library()
             try:
+                if (path.parent / "libLLVM.so.22.1").is_file():
+                    _preload_bundled_libraries(path.parent)
                 lib = ctypes.CDLL(str(path))
                 _declare(lib)
             except (OSError, AttributeError) as e:

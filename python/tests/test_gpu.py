@@ -55,7 +55,8 @@ def test_random_normal_within_dtype_tolerance(m, n, k, dtype):
     torch.testing.assert_close(c, ref)
     exact = torch.relu(a.double() @ b.double())
     err = ((c.double() - exact).norm() / exact.norm()).item()
-    assert err < {"f16": 1e-3, "bf16": 8e-3, "f32": 1e-6}[dtype]
+    # Output rounding (16-bit) or f32 accumulation over K terms (f32).
+    assert err < {"f16": 1e-3, "bf16": 8e-3, "f32": 1e-5}[dtype]
 
 
 def test_out_and_current_stream():
