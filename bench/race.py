@@ -353,14 +353,21 @@ def main():
     p.add_argument("--settle-s", type=float, default=2.0,
                    help="pause between compiling and timing a shape")
     p.add_argument("--replot", nargs="+", type=pathlib.Path, metavar="JSON",
-                   help="merge recorded results and redraw; no GPU needed")
+                   help="merge recorded results (a later file's row replaces "
+                        "an earlier one of the same shape and dtype) and "
+                        "redraw; no GPU needed")
     args = p.parse_args()
     out = args.out.with_suffix("") if args.out.suffix in (".json", ".png") else args.out
 
     if args.replot:
         reports = [json.loads(f.read_text()) for f in args.replot]
         merged = dict(reports[0])
-        merged["rows"] = [r for rep in reports for r in rep["rows"]]
+        # A later file's row replaces an earlier one of the same problem.
+        rows = {}
+        for rep in reports:
+            for r in rep["rows"]:
+                rows[(r["dtype"], r["m"], r["n"], r["k"])] = r
+        merged["rows"] = list(rows.values())
         merged["runs"] = [{k: v for k, v in rep.items() if k != "rows"}
                           for rep in reports]
         for r in merged["rows"]:
