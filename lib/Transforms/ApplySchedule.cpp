@@ -40,7 +40,9 @@ private:
 
   /// Shared with clones of the pass (one per pass-manager thread).
   std::shared_ptr<OwningOpRef<ModuleOp>> library;
-  /// The knob values in effect, for diagnostics ("tile_m=64 tile_n=128").
+  /// The knob values in effect, by name, as recorded on the payload.
+  SmallVector<NamedAttribute> selectedKnobs;
+  /// The same, for diagnostics ("tile_m=64 tile_n=128").
   std::string knobSummary;
 };
 
@@ -179,6 +181,8 @@ LogicalResult ApplySchedule::selectKnobs(ArrayRef<std::string> assignments) {
     }
   }
 
+  selectedKnobs.clear();
+  knobSummary.clear();
   llvm::raw_string_ostream summary(knobSummary);
   for (auto &[name, ops] : byName) {
     transform::tune::KnobOp knob = ops.front();
@@ -187,6 +191,7 @@ LogicalResult ApplySchedule::selectKnobs(ArrayRef<std::string> assignments) {
              << "knob '" << name
              << "' has no value: give one with knobs=" << name
              << "=<value> or a `selected` default in the schedule";
+    selectedKnobs.emplace_back(knob.getNameAttr(), *knob.getSelected());
     if (!knobSummary.empty())
       summary << " ";
     summary << name << "=";
@@ -219,19 +224,13 @@ void ApplySchedule::runOnOperation() {
   // so that runtimes can check kernels against a reference, and which
   // schedule and knobs produced its kernels.
   MLIRContext *ctx = payload.getContext();
-  SmallVector<NamedAttribute> knobValues;
-  llvm::StringSet<> seen; // A knob may be used by several ops.
-  module.walk([&](transform::tune::KnobOp knob) {
-    if (knob.getSelected() && seen.insert(knob.getName()).second)
-      knobValues.emplace_back(knob.getNameAttr(), *knob.getSelected());
-  });
   DictionaryAttr scheduleInfo = DictionaryAttr::get(
       ctx, {NamedAttribute(StringAttr::get(ctx, "path"),
                            StringAttr::get(ctx, schedule)),
             NamedAttribute(StringAttr::get(ctx, "hash"),
                            StringAttr::get(ctx, tessel::scheduleHash(module))),
             NamedAttribute(StringAttr::get(ctx, "knobs"),
-                           DictionaryAttr::get(ctx, knobValues))});
+                           DictionaryAttr::get(ctx, selectedKnobs))});
   for (auto func : payload.getOps<func::FuncOp>()) {
     if (DictionaryAttr workload = tessel::recognizeWorkload(func))
       func->setAttr(tessel::kWorkloadAttrName, workload);
