@@ -110,8 +110,10 @@ int tesselDeviceOpen(int ordinal, TesselDevice **result) {
   if (!result)
     return fail("tesselDeviceOpen: null argument");
   *result = nullptr;
+  // The caller's current context (e.g. PyTorch's device) stays as it is;
+  // loads and launches make the device's context current for their span.
   llvm::Expected<std::unique_ptr<cuda::Driver>> driver =
-      cuda::Driver::open(ordinal);
+      cuda::Driver::open(ordinal, /*makeCurrent=*/false);
   if (!driver)
     return fail(driver.takeError());
   std::string chip = (*driver)->device().chip();

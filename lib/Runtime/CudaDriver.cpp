@@ -73,7 +73,8 @@ llvm::Error Driver::check(int result, llvm::StringRef call) {
       llvm::formatv("{0} failed: {1} ({2}): {3}", call, name, result, text));
 }
 
-llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal) {
+llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
+                                                     bool makeCurrent) {
   auto fail = [](const llvm::Twine &message) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
   };
@@ -146,9 +147,10 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal) {
           api.cuDevicePrimaryCtxRetain(&driver->context, driver->cuDevice),
           "cuDevicePrimaryCtxRetain"))
     return std::move(e);
-  if (llvm::Error e = driver->check(api.cuCtxSetCurrent(driver->context),
-                                    "cuCtxSetCurrent"))
-    return std::move(e);
+  if (makeCurrent)
+    if (llvm::Error e = driver->check(api.cuCtxSetCurrent(driver->context),
+                                      "cuCtxSetCurrent"))
+      return std::move(e);
 
   DeviceInfo &info = driver->info;
   char name[256] = {0};

@@ -38,12 +38,16 @@ struct DeviceInfo {
   std::string chip() const; // "sm_90"
 };
 
-/// A context on one device, made current on the calling thread.
+/// A context on one device (its primary context).
 class Driver {
 public:
   /// Loads libcuda.so.1 and initializes device `ordinal`; errors say why
-  /// (no driver library, no device, a bad ordinal).
-  static llvm::Expected<std::unique_ptr<Driver>> open(int ordinal = 0);
+  /// (no driver library, no device, a bad ordinal). With `makeCurrent`, the
+  /// context stays current on the calling thread (tools that own the
+  /// thread); without, the thread's current context is left as it was
+  /// (libraries sharing it with other CUDA users, who use makeCurrent()).
+  static llvm::Expected<std::unique_ptr<Driver>> open(int ordinal = 0,
+                                                      bool makeCurrent = true);
   ~Driver();
 
   const DeviceInfo &device() const { return info; }
@@ -51,8 +55,8 @@ public:
   /// Makes this driver's context (the device's primary context, the one
   /// the CUDA runtime and PyTorch use) current on the calling thread until
   /// the returned guard is destroyed, then restores the previous one.
-  /// `open` leaves it current on the thread that opened it; other threads
-  /// and callers that share the thread with other CUDA users need this.
+  /// Needed on other threads than the one `open` made it current on, and
+  /// after `open(ordinal, /*makeCurrent=*/false)`.
   class CurrentContext {
   public:
     ~CurrentContext();
