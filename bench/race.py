@@ -34,16 +34,8 @@ import traceback
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
+from tessel.workload import anchor_shapes  # noqa: E402
 
-# ANCHORS.md's shapes (M, N, K) per dtype.
-ANCHOR_SHAPES = {
-    "f16": [(256, 1024, 1024), (1024, 1024, 1024), (2048, 2048, 2048),
-            (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 1024),
-            (16384, 1024, 4096), (128, 4096, 4096)],
-    "f32": [(256, 1024, 1024), (1024, 1024, 1024), (2048, 2048, 2048),
-            (4096, 4096, 4096), (4096, 4096, 1024), (16384, 1024, 4096),
-            (128, 4096, 4096)],
-}
 CONTENDERS = ["tessel", "cublas+relu", "triton", "torch.compile"]
 TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-5}
 COLORS = {"tessel": "#d62728", "cublas+relu": "#1f77b4", "triton": "#2ca02c",
@@ -120,15 +112,13 @@ def make_triton_kernel():
     return run
 
 
-def contender_fns(name, a, b, torch, triton_run):
-    """(setup description, fn) for one contender on a and b; fn returns C."""
+def contender_fns(name, a, b, dtype, torch, triton_run):
+    """(setup description, fn) for one contender on a and b (of `dtype`:
+    "f16", ...); fn returns C."""
     m, n = a.shape[0], b.shape[1]
     if name == "tessel":
         import tessel
-        kernel = tessel.get_kernel(m, n, a.shape[1],
-                                   {torch.float16: "f16", torch.bfloat16: "bf16",
-                                    torch.float32: "f32"}[a.dtype],
-                                   a.device.index or 0)
+        kernel = tessel.get_kernel(m, n, a.shape[1], dtype, a.device.index or 0)
         out = torch.empty(m, n, dtype=a.dtype, device=a.device)
         info = {"knobs": kernel.compiled.knobs, "knob_source":
                 kernel.compiled.source.replace(str(ROOT) + "/", ""),
@@ -172,7 +162,7 @@ def race_one(m, n, k, dtype, contenders, args, torch, triton_run, do_bench):
         res = row["results"][name] = {"status": "ok"}
         t0 = time.perf_counter()
         try:
-            info, fn = contender_fns(name, a, b, torch, triton_run)
+            info, fn = contender_fns(name, a, b, dtype, torch, triton_run)
             res.update(info)
             res["setup_s"] = round(time.perf_counter() - t0, 2)
             out = fn()
@@ -408,7 +398,7 @@ def main():
     }
     triton_run = make_triton_kernel() if "triton" in contenders else None
     for dtype in dtypes:
-        shapes = args.shapes or ANCHOR_SHAPES["f16" if dtype == "bf16" else dtype]
+        shapes = args.shapes or anchor_shapes(dtype)
         for m, n, k in shapes:
             report["rows"].append(race_one(m, n, k, dtype, contenders, args,
                                            torch, triton_run, do_bench))

@@ -14,7 +14,8 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
 import tessel  # noqa: E402
-from race import ANCHOR_SHAPES, parse_shapes  # noqa: E402
+from race import parse_shapes  # noqa: E402
+from tessel.workload import anchor_shapes  # noqa: E402
 
 
 def main():
@@ -26,7 +27,7 @@ def main():
     p.add_argument("--strategy", default="evolutionary")
     p.add_argument("--db", help="default: tessel.user_database()")
     args = p.parse_args()
-    shapes = args.shapes or ANCHOR_SHAPES["f16" if args.dtype == "bf16" else args.dtype]
+    shapes = args.shapes or anchor_shapes(args.dtype)
     for m, n, k in shapes:
         t0 = time.perf_counter()
         try:

@@ -13,21 +13,10 @@ import argparse
 import pathlib
 import sys
 
-# The template lives in the Python package (tessel.workload), which compiles
-# the same IR for any shape.
+# The template and the shapes live in the Python package (tessel.workload),
+# which compiles the same IR for any shape.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
-from tessel.workload import matmul_relu_ir  # noqa: E402
-
-# (M, N, K) of the anchor table, per dtype.
-SHAPES = {
-    "f16": [(256, 1024, 1024), (1024, 1024, 1024), (2048, 2048, 2048),
-            (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 1024),
-            (16384, 1024, 4096), (128, 4096, 4096)],
-    "f32": [(256, 1024, 1024), (1024, 1024, 1024), (2048, 2048, 2048),
-            (4096, 4096, 4096), (4096, 4096, 1024), (16384, 1024, 4096),
-            (128, 4096, 4096)],
-}
-
+from tessel.workload import ANCHOR_SHAPES, matmul_relu_ir  # noqa: E402
 
 
 def file_name(m, n, k, dt):
@@ -45,7 +34,7 @@ def main():
     parser.add_argument("--dtype", default="f16", choices=["f16", "bf16", "f32"])
     args = parser.parse_args()
 
-    wanted = [(m, n, k, dt) for dt, shapes in SHAPES.items() for m, n, k in shapes]
+    wanted = [(m, n, k, dt) for dt, shapes in ANCHOR_SHAPES.items() for m, n, k in shapes]
     if args.shape:
         m, n, k = (int(v) for v in args.shape.split("x"))
         wanted = [(m, n, k, args.dtype)]
