@@ -1,9 +1,12 @@
 """tessel.matmul_relu on a GPU against torch.relu(a @ b) (skipped without)."""
 
+import subprocess
+import sys
+
 import pytest
 
 import tessel
-from conftest import requires_gpu
+from conftest import ROOT, requires_gpu
 
 pytestmark = requires_gpu
 torch = pytest.importorskip("torch")
@@ -89,3 +92,25 @@ def test_misaligned_view_is_refused():
     b = torch.zeros(1024, 1024, device="cuda", dtype=torch.float16)
     with pytest.raises(tessel.TesselError, match="not aligned to 16 bytes"):
         tessel.matmul_relu(a, b)
+
+
+def test_opening_a_device_leaves_the_thread_context_alone():
+    # In a fresh process no context is current; opening a Tessel device must
+    # not make one current (on a multi-GPU host that would switch PyTorch's
+    # current device).
+    code = f"""
+import ctypes, sys
+sys.path.insert(0, {str(ROOT / "python")!r})
+cuda = ctypes.CDLL("libcuda.so.1")
+assert cuda.cuInit(0) == 0
+ctx = ctypes.c_void_p()
+assert cuda.cuCtxGetCurrent(ctypes.byref(ctx)) == 0 and ctx.value is None
+from tessel import runtime
+runtime.Device.get(0)
+assert cuda.cuCtxGetCurrent(ctypes.byref(ctx)) == 0
+print("current:", ctx.value)
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "current: None"
