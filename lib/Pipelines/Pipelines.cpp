@@ -36,8 +36,9 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
 
-  // Step 3. Inside the GPU module: fold views into accesses and lower n-D
-  // vectors, affine and scf to what the NVVM conversion accepts.
+  // Step 3. Inside the GPU module: fold views into accesses, lower n-D
+  // vectors, affine, nvgpu and scf to what the NVVM conversion accepts.
+  // Tensor-map kernel arguments become grid-constant parameters.
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
@@ -48,7 +49,25 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   alignment.pointerAlignment = options.pointerAlignment;
   gpuPm.addPass(tessel::createTesselSetVectorAlignment(alignment));
   gpuPm.addPass(createLowerAffinePass());
+  // nvgpu is lowered while loops are still scf: wgmma accumulators are loop
+  // iter_args, which its conversion retypes through scf but not through cf
+  // blocks. It also retypes scf's index values to i64, so with 32-bit
+  // indices (which nvgpu's lowering does not support anyway) it runs after
+  // scf-to-cf, as it did before wgmma.
+  auto lowerNvgpu = [&] {
+    gpuPm.addPass(createConvertNVGPUToNVVMPass());
+    gpuPm.addPass(tessel::createTesselLowerTensorMapParams());
+    // It emits memref accesses (wgmma fragment stores) into views: fold
+    // them, and expand what remains.
+    gpuPm.addPass(memref::createFoldMemRefAliasOpsPass());
+    gpuPm.addPass(memref::createExpandStridedMetadataPass());
+    gpuPm.addPass(createLowerAffinePass());
+  };
+  if (options.indexBitwidth == 64)
+    lowerNvgpu();
   gpuPm.addPass(createSCFToControlFlowPass());
+  if (options.indexBitwidth != 64)
+    lowerNvgpu();
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
 
@@ -61,11 +80,11 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
 
   // Step 5. GPU dialects to NVVM/LLVM; memrefs are passed as bare pointers
   // (all shapes are static), which is what Tessel's launcher provides.
-  gpuPm.addPass(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.useBarePtrCallConv = true;
   toNvvm.indexBitwidth = options.indexBitwidth;
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNvvm));
+  gpuPm.addPass(tessel::createTesselLowerTensorMapParams());
   gpuPm.addPass(createConvertNVVMToLLVMPass());
   gpuPm.addPass(LLVM::createNVVMOptimizeForTargetPass());
   gpuPm.addPass(createCanonicalizerPass());

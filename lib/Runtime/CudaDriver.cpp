@@ -54,6 +54,11 @@ struct Driver::Api {
   int (*cuEventElapsedTime)(float *, Event, Event);
   int (*cuGetErrorName)(int, const char **);
   int (*cuGetErrorString)(int, const char **);
+  // Optional (CUDA 12+): only kernels with TMA tensor maps need it.
+  int (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
+                                const uint64_t *, const uint64_t *,
+                                const uint32_t *, const uint32_t *, int, int,
+                                int, int) = nullptr;
 };
 
 std::string DeviceInfo::chip() const {
@@ -124,6 +129,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
               {"cuEventElapsedTime_v2", "cuEventElapsedTime"}) &&
       resolve(api.cuGetErrorName, {"cuGetErrorName"}) &&
       resolve(api.cuGetErrorString, {"cuGetErrorString"});
+  resolve(api.cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"});
   if (!ok)
     return fail("libcuda.so.1 lacks a driver API entry point Tessel needs; "
                 "the driver is too old");
@@ -263,6 +269,22 @@ llvm::Error Driver::launch(Function function, const int64_t grid[3],
                                    block[0], block[1], block[2], sharedMemory,
                                    stream, params.data(), nullptr),
                "cuLaunchKernel");
+}
+
+llvm::Error Driver::encodeTensorMap(TensorMap &map,
+                                    const TensorMapEncoding &e,
+                                    DevicePtr address) {
+  if (!api->cuTensorMapEncodeTiled)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "libcuda.so.1 lacks cuTensorMapEncodeTiled: kernels using TMA need a "
+        "CUDA 12 driver or later");
+  return check(api->cuTensorMapEncodeTiled(
+                   &map, e.dataType, e.rank,
+                   reinterpret_cast<void *>(static_cast<uintptr_t>(address)),
+                   e.dims, e.strides, e.box, e.elementStrides, e.interleave,
+                   e.swizzle, e.l2Promotion, e.oobFill),
+               "cuTensorMapEncodeTiled");
 }
 
 llvm::Error Driver::synchronize() {

@@ -34,13 +34,28 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
   for (const LaunchSpec &launch : spec.launches) {
     Array params;
     for (const KernelParamSpec &param : launch.params) {
-      if (param.kind == KernelParamSpec::Kind::Buffer)
+      switch (param.kind) {
+      case KernelParamSpec::Kind::Buffer:
         params.push_back(
             Object{{"kind", "buffer"}, {"argument", param.argument}});
-      else
+        break;
+      case KernelParamSpec::Kind::Scalar:
         params.push_back(Object{{"kind", "scalar"},
                                 {"type", param.scalarType},
                                 {"value", param.scalarValue}});
+        break;
+      case KernelParamSpec::Kind::TensorMap: {
+        const TensorMapSpec &map = param.tensorMap;
+        params.push_back(Object{{"kind", "tensor_map"},
+                                {"argument", param.argument},
+                                {"box", Array(map.box)},
+                                {"swizzle", map.swizzle},
+                                {"l2_promotion", map.l2Promotion},
+                                {"oob_fill", map.oobFill},
+                                {"interleave", map.interleave}});
+        break;
+      }
+      }
     }
     launches.push_back(Object{
         {"binary", launch.binary},
@@ -101,7 +116,17 @@ static bool fromJSON(const Value &value, KernelParamSpec &spec,
     spec.kind = KernelParamSpec::Kind::Scalar;
     return o.map("type", spec.scalarType) && o.map("value", spec.scalarValue);
   }
-  path.field("kind").report("expected \"buffer\" or \"scalar\"");
+  if (kind == "tensor_map") {
+    spec.kind = KernelParamSpec::Kind::TensorMap;
+    TensorMapSpec &map = spec.tensorMap;
+    return o.map("argument", spec.argument) && o.map("box", map.box) &&
+           o.map("swizzle", map.swizzle) &&
+           o.map("l2_promotion", map.l2Promotion) &&
+           o.map("oob_fill", map.oobFill) &&
+           o.map("interleave", map.interleave);
+  }
+  path.field("kind").report(
+      "expected \"buffer\", \"scalar\" or \"tensor_map\"");
   return false;
 }
 
@@ -190,12 +215,21 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     if (launch.dynamicSharedMemory < 0)
       return error("launch of '" + launch.kernel +
                    "' has negative dynamic shared memory");
-    for (const KernelParamSpec &param : launch.params)
-      if (param.kind == KernelParamSpec::Kind::Buffer &&
-          param.argument >= spec.arguments.size())
+    for (const KernelParamSpec &param : launch.params) {
+      if (param.kind == KernelParamSpec::Kind::Scalar)
+        continue;
+      if (param.argument >= spec.arguments.size())
         return error("launch of '" + launch.kernel + "' passes argument #" +
                      llvm::Twine(param.argument) + " of a function with " +
                      llvm::Twine(spec.arguments.size()) + " arguments");
+      if (param.kind == KernelParamSpec::Kind::TensorMap &&
+          param.tensorMap.box.size() !=
+              spec.arguments[param.argument].shape.size())
+        return error("launch of '" + launch.kernel +
+                     "' has a tensor map whose box rank differs from the "
+                     "rank of argument #" +
+                     llvm::Twine(param.argument));
+    }
   }
   if (spec.workload) {
     const WorkloadSpec &w = *spec.workload;

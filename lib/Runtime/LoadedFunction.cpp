@@ -3,6 +3,7 @@
 #include "tessel/Runtime/LoadedFunction.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -34,6 +35,90 @@ static llvm::Expected<uint64_t> scalarBits(const KernelParamSpec &param) {
     return fail("unsupported scalar parameter type '" + type + "'");
   }
   return bits;
+}
+
+/// cuTensorMapEncodeTiled's encoding of a tensor map of `buffer` (all but
+/// the address); errors name what TMA cannot tile.
+static llvm::Expected<cuda::TensorMapEncoding>
+tensorMapEncoding(const BufferSpec &buffer, const TensorMapSpec &map) {
+  cuda::TensorMapEncoding e;
+  // CUtensorMapDataType values.
+  std::optional<int> type =
+      llvm::StringSwitch<std::optional<int>>(buffer.elementType)
+          .Case("i8", 0)
+          .Case("i16", 1)
+          .Case("i32", 3)
+          .Case("i64", 5)
+          .Case("f16", 6)
+          .Case("f32", 7)
+          .Case("f64", 8)
+          .Case("bf16", 9)
+          .Default(std::nullopt);
+  if (!type)
+    return fail("TMA cannot load element type '" + buffer.elementType + "'");
+  e.dataType = *type;
+  size_t rank = buffer.shape.size();
+  if (rank < 1 || rank > 5 || map.box.size() != rank)
+    return fail("a tensor map needs a box of the buffer's rank (1 to 5)");
+  e.rank = rank;
+  int64_t bytes = buffer.elementBytes(), stride = bytes;
+  for (size_t i = 0; i < rank; ++i) {
+    // Innermost first.
+    int64_t dim = buffer.shape[rank - 1 - i], box = map.box[rank - 1 - i];
+    if (box < 1 || box > 256 || box > dim)
+      return fail(llvm::formatv("tensor map box size {0} is outside [1, "
+                                "min(256, {1})]",
+                                box, dim));
+    e.dims[i] = dim;
+    e.box[i] = box;
+    if (i > 0) {
+      if (stride % 16 != 0)
+        return fail(llvm::formatv("a tensor map needs row strides of a "
+                                  "multiple of 16 bytes; this one is {0}",
+                                  stride));
+      e.strides[i - 1] = stride;
+    }
+    stride *= dim;
+  }
+  std::optional<int> swizzle = llvm::StringSwitch<std::optional<int>>(
+                                   map.swizzle)
+                                   .Case("none", 0)
+                                   .Case("32b", 1)
+                                   .Case("64b", 2)
+                                   .Case("128b", 3)
+                                   .Default(std::nullopt);
+  std::optional<int> l2 = llvm::StringSwitch<std::optional<int>>(
+                              map.l2Promotion)
+                              .Case("none", 0)
+                              .Case("64b", 1)
+                              .Case("128b", 2)
+                              .Case("256b", 3)
+                              .Default(std::nullopt);
+  std::optional<int> oob = llvm::StringSwitch<std::optional<int>>(map.oobFill)
+                               .Case("zero", 0)
+                               .Case("nan", 1)
+                               .Default(std::nullopt);
+  std::optional<int> interleave = llvm::StringSwitch<std::optional<int>>(
+                                      map.interleave)
+                                      .Case("none", 0)
+                                      .Case("16b", 1)
+                                      .Case("32b", 2)
+                                      .Default(std::nullopt);
+  if (!swizzle || !l2 || !oob || !interleave)
+    return fail("unknown tensor map swizzle, l2_promotion, oob_fill or "
+                "interleave value");
+  int64_t innerBytes = e.box[0] * bytes;
+  if (*swizzle != 0 && innerBytes > (16 << *swizzle))
+    return fail(llvm::formatv("a {0}-byte box row does not fit the {1} "
+                              "swizzle",
+                              innerBytes, map.swizzle));
+  if (innerBytes % 16 != 0)
+    return fail(llvm::formatv("a tensor map box row must be a multiple of 16 "
+                              "bytes; this one is {0}",
+                              innerBytes));
+  e.swizzle = *swizzle, e.l2Promotion = *l2, e.oobFill = *oob,
+  e.interleave = *interleave;
+  return e;
 }
 
 llvm::Expected<LoadedFunction>
@@ -84,6 +169,17 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
         kernel.values.push_back(param.argument);
         continue;
       }
+      if (param.kind == KernelParamSpec::Kind::TensorMap) {
+        llvm::Expected<cuda::TensorMapEncoding> encoding = tensorMapEncoding(
+            spec.arguments[param.argument], param.tensorMap);
+        if (!encoding)
+          return fail("kernel '" + launch.kernel + "', tensor map of argument #" +
+                      llvm::Twine(param.argument) + ": " +
+                      llvm::toString(encoding.takeError()));
+        kernel.values.push_back(param.argument);
+        kernel.tensorMaps.push_back(*encoding);
+        continue;
+      }
       llvm::Expected<uint64_t> bits = scalarBits(param);
       if (!bits)
         return bits.takeError();
@@ -103,25 +199,45 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
   // Check every launch before the first one runs.
   for (const Kernel &kernel : kernels) {
     const LaunchSpec &launch = functionSpec.launches[kernel.launch];
-    for (auto [param, value] : llvm::zip_equal(launch.params, kernel.values))
-      if (param.kind == KernelParamSpec::Kind::Buffer &&
-          buffers[value] % launch.pointerAlignment != 0)
+    for (auto [param, value] : llvm::zip_equal(launch.params, kernel.values)) {
+      if (param.kind == KernelParamSpec::Kind::Scalar)
+        continue;
+      // TMA needs 16-byte aligned global addresses.
+      int64_t alignment = param.kind == KernelParamSpec::Kind::TensorMap
+                              ? std::max<int64_t>(16, launch.pointerAlignment)
+                              : launch.pointerAlignment;
+      if (buffers[value] % alignment != 0)
         return fail(llvm::formatv(
             "argument #{0} of '{1}' (address {2:x}) is not aligned to {3} "
             "bytes, as kernel '{4}' assumes",
-            value, functionSpec.name, buffers[value], launch.pointerAlignment,
+            value, functionSpec.name, buffers[value], alignment,
             launch.kernel));
+    }
   }
   std::vector<void *> params;
+  std::vector<cuda::TensorMap> maps;
   for (const Kernel &kernel : kernels) {
     const LaunchSpec &launch = functionSpec.launches[kernel.launch];
     params.clear();
-    for (auto [param, value] : llvm::zip_equal(launch.params, kernel.values))
+    // Encoded before any pointer into `maps` is taken.
+    maps.resize(kernel.tensorMaps.size());
+    size_t nextMap = 0;
+    for (auto [param, value] : llvm::zip_equal(launch.params, kernel.values)) {
+      if (param.kind == KernelParamSpec::Kind::TensorMap) {
+        cuda::TensorMap &map = maps[nextMap];
+        if (llvm::Error e = driver->encodeTensorMap(
+                map, kernel.tensorMaps[nextMap], buffers[value]))
+          return e;
+        ++nextMap;
+        params.push_back(&map);
+        continue;
+      }
       params.push_back(
           param.kind == KernelParamSpec::Kind::Buffer
               ? static_cast<void *>(
                     const_cast<cuda::DevicePtr *>(&buffers[value]))
               : static_cast<void *>(const_cast<uint64_t *>(&value)));
+    }
     if (llvm::Error e =
             driver->launch(kernel.function, launch.grid.data(),
                            launch.block.data(), launch.dynamicSharedMemory,

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -23,6 +24,7 @@ public:
     declareGeneratedDialect<mlir::gpu::GPUDialect>();
     declareGeneratedDialect<mlir::memref::MemRefDialect>();
     declareGeneratedDialect<mlir::nvgpu::NVGPUDialect>();
+    declareGeneratedDialect<mlir::NVVM::NVVMDialect>();
     declareGeneratedDialect<mlir::scf::SCFDialect>();
     declareGeneratedDialect<mlir::vector::VectorDialect>();
     registerTransformOps<

@@ -4,6 +4,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
@@ -189,6 +191,48 @@ static std::optional<ScheduleSpec> readSchedule(func::FuncOp func) {
   return schedule;
 }
 
+/// Describes a tensor map the host creates from one of `func`'s arguments
+/// (`nvgpu.tma.create.descriptor` of a `memref.cast` of it); the runtime
+/// encodes it with cuTensorMapEncodeTiled. Fails with a diagnostic on
+/// anything else.
+static LogicalResult readTensorMap(func::FuncOp func,
+                                   nvgpu::TmaCreateDescriptorOp create,
+                                   KernelParamSpec &param) {
+  Value tensor = create.getTensor();
+  if (auto cast = tensor.getDefiningOp<memref::CastOp>())
+    tensor = cast.getSource();
+  std::optional<unsigned> index = argumentIndex(func, tensor);
+  if (!index)
+    return create.emitError()
+           << "tensor map of a value that is not an argument of '"
+           << func.getSymName() << "'; the runtime only encodes tensor maps "
+           << "of the host function's buffers";
+  param.kind = KernelParamSpec::Kind::TensorMap;
+  param.argument = *index;
+  TensorMapSpec &map = param.tensorMap;
+  for (Value size : create.getBoxDimensions()) {
+    std::optional<int64_t> box = getConstantIntValue(size);
+    if (!box || *box <= 0)
+      return create.emitError()
+             << "tensor map box sizes must be positive constants";
+    map.box.push_back(*box);
+  }
+  nvgpu::TensorMapDescriptorType type = create.getTensorMap().getType();
+  auto strip = [](StringRef name, StringRef prefix) {
+    name.consume_front(prefix);
+    return name.str();
+  };
+  map.swizzle =
+      strip(nvgpu::stringifyTensorMapSwizzleKind(type.getSwizzle()), "swizzle_");
+  map.l2Promotion =
+      strip(nvgpu::stringifyTensorMapL2PromoKind(type.getL2promo()), "l2promo_");
+  map.oobFill = nvgpu::stringifyTensorMapOOBKind(type.getOob()).str();
+  map.interleave =
+      strip(nvgpu::stringifyTensorMapInterleaveKind(type.getInterleave()),
+            "interleave_");
+  return success();
+}
+
 /// Reads three constant launch sizes; fails with a diagnostic otherwise.
 static LogicalResult readSizes(gpu::LaunchFuncOp launch, StringRef what,
                                gpu::KernelDim3 dims,
@@ -261,6 +305,10 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
       if (std::optional<unsigned> index = argumentIndex(func, operand)) {
         param.kind = KernelParamSpec::Kind::Buffer;
         param.argument = *index;
+      } else if (auto create =
+                     operand.getDefiningOp<nvgpu::TmaCreateDescriptorOp>()) {
+        if (failed(readTensorMap(func, create, param)))
+          return WalkResult::interrupt();
       } else if (matchPattern(operand, m_Constant(&constant)) &&
                  isa<IntegerAttr, FloatAttr>(constant) &&
                  !operand.getType().isIndex()) {

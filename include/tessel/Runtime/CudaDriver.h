@@ -26,6 +26,23 @@ using Function = struct CUfunc_st *;
 using Stream = struct CUstream_st *;
 using Event = struct CUevent_st *;
 
+/// A CUtensorMap: 128 opaque bytes, 64-byte aligned, passed to kernels by
+/// value.
+struct alignas(64) TensorMap {
+  uint64_t words[16];
+};
+
+/// The arguments of cuTensorMapEncodeTiled; dimensions innermost first.
+struct TensorMapEncoding {
+  int dataType = 0; // CUtensorMapDataType
+  unsigned rank = 0;
+  uint64_t dims[5] = {};
+  uint64_t strides[4] = {}; // Bytes, of dimensions 1 .. rank - 1.
+  uint32_t box[5] = {};
+  uint32_t elementStrides[5] = {1, 1, 1, 1, 1};
+  int interleave = 0, swizzle = 0, l2Promotion = 0, oobFill = 0;
+};
+
 /// What a launch decision needs to know about the GPU.
 struct DeviceInfo {
   std::string name;
@@ -89,6 +106,10 @@ public:
   llvm::Error launch(Function function, const int64_t grid[3],
                      const int64_t block[3], int sharedMemory,
                      std::vector<void *> &params, Stream stream = nullptr);
+  /// Encodes a TMA tensor map of the buffer at `address`
+  /// (cuTensorMapEncodeTiled, CUDA 12 drivers and later).
+  llvm::Error encodeTensorMap(TensorMap &map, const TensorMapEncoding &encoding,
+                              DevicePtr address);
   llvm::Error synchronize();
 
   llvm::Expected<Event> createEvent();

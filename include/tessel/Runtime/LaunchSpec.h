@@ -32,13 +32,26 @@ struct BufferSpec {
   int64_t elementBytes() const;
 };
 
+/// How a TMA tensor map tiles a host-function argument (the fields of
+/// cuTensorMapEncodeTiled that are not the buffer itself).
+struct TensorMapSpec {
+  /// Box (tile) sizes, outermost dimension first like the buffer's shape.
+  std::vector<int64_t> box;
+  std::string swizzle = "none";    // "none", "32b", "64b", "128b"
+  std::string l2Promotion = "none"; // "none", "64b", "128b", "256b"
+  std::string oobFill = "zero";    // "zero", "nan"
+  std::string interleave = "none"; // "none", "16b", "32b"
+};
+
 /// One kernel parameter: a buffer (bare pointer to a host-function
-/// argument) or a scalar constant.
+/// argument), a scalar constant, or a TMA tensor map of a host-function
+/// argument (a 128-byte CUtensorMap passed by value, __grid_constant__).
 struct KernelParamSpec {
-  enum class Kind { Buffer, Scalar } kind = Kind::Buffer;
-  unsigned argument = 0;   // Buffer: index of the host-function argument.
+  enum class Kind { Buffer, Scalar, TensorMap } kind = Kind::Buffer;
+  unsigned argument = 0;   // Buffer, TensorMap: host-function argument.
   std::string scalarType;  // Scalar: "i32", "i64", "f32", "f64".
   std::string scalarValue; // Scalar: decimal text of the value.
+  TensorMapSpec tensorMap; // TensorMap: how the argument is tiled.
 };
 
 /// One `gpu.launch_func`, in program order.

@@ -20,7 +20,8 @@ class LoadedFunction {
 public:
   /// Loads the kernel images (files relative to `dir`) of every launch of
   /// `spec`, raises the dynamic shared memory limit where a launch needs it,
-  /// and checks launch sizes and scalar parameters against the device.
+  /// and checks launch sizes, scalar parameters and tensor maps (element
+  /// type, box, swizzle, strides) against the device and TMA's limits.
   static llvm::Expected<LoadedFunction>
   load(cuda::Driver &driver, const HostFunctionSpec &spec, llvm::StringRef dir);
 
@@ -28,7 +29,8 @@ public:
   /// legacy default stream); `buffers[i]` is the device address of the host
   /// function's argument i. Fails, launching nothing, when the number of
   /// buffers differs from the function's arguments, or a buffer is less
-  /// aligned than the kernels assume.
+  /// aligned than the kernels assume. Tensor maps are encoded from the
+  /// buffers' addresses at each launch (host-only work, no device copy).
   llvm::Error launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
                      cuda::Stream stream = nullptr) const;
 
@@ -38,8 +40,12 @@ private:
   struct Kernel {
     unsigned launch; // Index in functionSpec.launches.
     cuda::Function function;
-    /// Per parameter: a scalar's bits, or the argument index of a buffer.
+    /// Per parameter: a scalar's bits, or the argument index of a buffer
+    /// or tensor map.
     std::vector<uint64_t> values;
+    /// Per tensor-map parameter, in order: its encoding but the address,
+    /// filled in at each launch.
+    std::vector<cuda::TensorMapEncoding> tensorMaps;
   };
 
   LoadedFunction(cuda::Driver &driver, const HostFunctionSpec &spec)

@@ -219,6 +219,85 @@ def RewriteBlockMatmulAsMmaSyncOp : Op<Transform_Dialect,
   let cppNamespace = "::tessel";
 }
 
+def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
+    "tessel.rewrite_block_matmul_as_wgmma", [
+    DeclareOpInterfaceMethods<TransformOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Rewrite a thread block's matmul and its epilogue into a warp-specialized TMA + mbarrier + wgmma pipeline (sm_90a)";
+  let description = [{
+    Rewrites a `linalg.matmul` on memrefs that one thread block computes
+    inside a `gpu.launch` (after `transform.gpu.map_forall_to_blocks`),
+    together with the `linalg.fill` that zeroes its accumulator and the
+    elementwise `linalg.generic` that consumes it (e.g. ReLU and the
+    conversion to the output type), into a Hopper kernel body. For a block
+    tile `BM x BN`:
+
+    - On the host, before the launch, one `nvgpu.tma.create.descriptor`
+      for the whole A (box `BM x 64`) and one for the whole B (box
+      `64 x 64`), 128-byte swizzled. They become kernel parameters; Tessel's
+      launch metadata records them and its runtime encodes them with
+      `cuTensorMapEncodeTiled` and passes them as `__grid_constant__`
+      parameters (see `tessel-lower-to-ptx`).
+    - A ring of `stages` buffers in workgroup memory, each holding a
+      `BM x 64` A tile and a `64 x BN` B tile (as `BN / 64` boxes), aligned
+      to 1024 bytes at run time, with two `nvgpu.mbarrier.group`s: "full"
+      (one arrival plus the transaction bytes of the TMA loads) and "empty"
+      (one arrival per consumer thread).
+    - `BM / 64 + 1` warpgroups. The last one is the producer: one of its
+      threads walks K in steps of 64, waits until a buffer is empty, and
+      issues `nvgpu.mbarrier.arrive.expect_tx` and `nvgpu.tma.async.load`s
+      into it. Consumer warpgroup `c` computes rows `64c .. 64c + 63` of the
+      tile: it waits until a buffer is full, builds wgmma descriptors
+      (`nvgpu.warpgroup.generate.descriptor`) and issues
+      `nvgpu.warpgroup.mma` (m64nBNk16 x 4, f32 accumulators in registers)
+      with one wgmma group left in flight; once the previous group has
+      completed, its buffer is released on the empty barrier.
+    - After the loop, the consumers wait for the last group, stage the
+      accumulators in the (then free) ring memory as f32 rows padded by 8
+      against bank conflicts (`nvgpu.warpgroup.mma.store`), and copy the
+      tile out in coalesced 16-byte chunks, applying the epilogue's scalar
+      body on the way: the matmul result never reaches global memory before
+      ReLU.
+
+    The consumers' K loop is returned and marked with the unit attribute
+    `tessel.wgmma_main_loop`. The launch gets `128 * (BM / 64 + 1)` threads
+    along x and `max(ring, staged tile) + 1024` bytes of workgroup memory
+    (one `memref.alloc`, which `tessel-pack-workgroup-memory` places in
+    dynamic shared memory). The result only runs on sm_90a.
+
+    ```mlir
+    %loop = transform.tessel.rewrite_block_matmul_as_wgmma %matmul
+        stages %stages
+        : (!transform.any_op, !transform.param<i64>) -> !transform.any_op
+    ```
+
+    #### Return modes
+
+    Consumes the matmul handle and returns the consumers' K loop. Produces a
+    silenceable failure, with a note on the payload op and before changing
+    anything, when: the target is not a `linalg.matmul` on memrefs with
+    static shapes inside a `gpu.launch`; the inputs are not both f16 or
+    both bf16 with an f32 accumulator; the accumulator is not zeroed by a
+    `linalg.fill` or is read by anything but the matmul and one elementwise
+    `linalg.generic`; A or B is not a unit-stride tile of a statically
+    shaped row-major buffer defined outside the launch; `BM` is not a
+    multiple of 64 up to 256; `BN` is not a multiple of 64 up to 256 (or
+    needs more than 128 accumulator registers per thread); K is not a
+    multiple of 64; `stages < 2`; the ring or the staged tile exceeds the
+    227 KiB of shared memory of an sm_90 block; the output type does not
+    fill 16-byte stores. Fails definitely when `stages` does not hold
+    exactly one integer.
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       TransformParamTypeInterface:$stages);
+  let results = (outs TransformHandleTypeInterface:$loop);
+  let assemblyFormat = [{
+    $target `stages` $stages attr-dict `:` functional-type(operands, results)
+  }];
+  let cppNamespace = "::tessel";
+}
+
 def SwizzleBlockOrderOp : Op<Transform_Dialect,
     "tessel.swizzle_block_order", [
     DeclareOpInterfaceMethods<TransformOpInterface>,

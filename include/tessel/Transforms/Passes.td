@@ -130,6 +130,35 @@ def TesselLowerBf16MmaSync : Pass<"tessel-lower-bf16-mma-sync"> {
   ];
 }
 
+def TesselLowerTensorMapParams : Pass<"tessel-lower-tensor-map-params", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass TMA tensor maps to kernels as __grid_constant__ parameters";
+  let description = [{
+    Runs inside a `gpu.module` after `convert-nvgpu-to-nvvm`, which lowers
+    the uses of a `!nvgpu.tensormap.descriptor` to an `!llvm.ptr` but not
+    the kernel arguments themselves (upstream converts the descriptors on
+    the host, before outlining, into pointers to device memory). Here each
+    kernel argument of that type becomes an `!llvm.ptr` with
+    `llvm.byval = !llvm.array<128 x i8>`, `llvm.align = 64` and
+    `nvvm.grid_constant`: the 128-byte `CUtensorMap` travels in the kernel's
+    parameter space, as CUDA's `const __grid_constant__ CUtensorMap`, and
+    TMA instructions read it there through its generic address. The
+    launcher passes the encoded map by value (Tessel's runtime builds it
+    from the launch metadata with `cuTensorMapEncodeTiled`); no device
+    allocation or copy is needed per launch.
+
+    NVVM accepts `nvvm.grid_constant` only on an `llvm.func` kernel, and
+    `convert-gpu-to-nvvm` drops argument attributes such as `llvm.byval`,
+    so the pass runs twice: after `convert-nvgpu-to-nvvm` it retypes the
+    `gpu.func` arguments and lists them in the kernel's
+    `tessel.tensor_map_args` attribute; after `convert-gpu-to-nvvm` it
+    gives the listed `llvm.func` arguments their attributes.
+
+    Fails with a located error when such an argument has a use other than
+    the conversion casts left by `convert-nvgpu-to-nvvm` (run that first).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
 def TesselLowerVectors : Pass<"tessel-lower-vectors"> {
   let summary = "Lower n-D vector ops to the 1-D form the NVVM lowering accepts";
   let description = [{

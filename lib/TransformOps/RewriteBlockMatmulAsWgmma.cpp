@@ -1,0 +1,484 @@
+//===- RewriteBlockMatmulAsWgmma.cpp - A block's matmul on Hopper ---------===//
+//
+// transform.tessel.rewrite_block_matmul_as_wgmma: a thread block's matmul,
+// its zero fill and its elementwise epilogue become a warp-specialized
+// Hopper kernel body:
+//
+//   - the host creates one TMA tensor map for A and one for B
+//     (nvgpu.tma.create.descriptor; Tessel's runtime encodes them from the
+//     launch metadata and passes them as __grid_constant__ parameters);
+//   - a producer warpgroup (one thread of it) streams BM x 64 tiles of A
+//     and 64 x BN tiles of B (as BN / 64 boxes of 64 x 64) with
+//     nvgpu.tma.async.load into a ring of `stages` shared-memory buffers,
+//     128-byte swizzled, each guarded by a "full" mbarrier (transaction
+//     count) and an "empty" mbarrier (consumer arrivals);
+//   - BM / 64 consumer warpgroups each compute 64 x BN of the tile with
+//     nvgpu.warpgroup.mma (wgmma m64nBNk16, f32 accumulators in registers),
+//     keeping one wgmma group in flight, and release a buffer as soon as
+//     the wgmma that read it has completed;
+//   - the consumers stage the accumulators in shared memory (reusing the
+//     ring), then apply the epilogue (ReLU, conversion) and write the tile
+//     with coalesced 16-byte stores.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/TransformOps/TesselTransformOps.h"
+
+#include "BlockMatmul.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/TransformOps/Utils.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tessel;
+
+/// The unit attribute marking the consumers' K loop.
+static constexpr llvm::StringLiteral kMainLoopAttr = "tessel.wgmma_main_loop";
+
+static constexpr int64_t kWarpgroupThreads = 128;
+/// Rows of the accumulator one consumer warpgroup owns (wgmma's M).
+static constexpr int64_t kWgmmaM = 64;
+/// K extent of one ring buffer: one 128-byte swizzle row of 16-bit values.
+static constexpr int64_t kTileK = 64;
+/// Columns of one B box: one 128-byte swizzle row of 16-bit values.
+static constexpr int64_t kBoxN = 64;
+/// Largest box dimension TMA accepts.
+static constexpr int64_t kMaxBoxDim = 256;
+/// Buffers addressed by 128-byte-swizzled wgmma descriptors start on 1024-byte
+/// boundaries; the dynamic shared memory base is aligned at run time.
+static constexpr int64_t kSwizzleAlign = 1024;
+/// Padding (f32 elements) of the staged accumulator rows against bank
+/// conflicts of the fragment stores.
+static constexpr int64_t kStagePad = 8;
+/// Shared memory one block may use on sm_90 (227 KiB).
+static constexpr int64_t kMaxSharedMemory = 232448;
+/// Accumulator registers per consumer thread above which the kernel spills.
+static constexpr int64_t kMaxAccumulatorRegs = 128;
+/// Named barrier (0 is __syncthreads) the consumer warpgroups share.
+static constexpr int64_t kConsumerBarrier = 1;
+
+namespace {
+
+/// The block tile's layout in shared memory, in bytes.
+struct WgmmaLayout {
+  int64_t consumers = 0, threads = 0;
+  int64_t aStageBytes = 0, bStageBytes = 0, ringBytes = 0, stagedBytes = 0;
+  int64_t sharedBytes = 0;
+};
+
+/// A tiled operand: the whole (host) buffer and the tile's offsets in it.
+struct TiledOperand {
+  Value source;
+  SmallVector<OpFoldResult> offsets;
+};
+
+} // namespace
+
+static WgmmaLayout computeLayout(const BlockMatmul &bm, int64_t stages) {
+  WgmmaLayout l;
+  int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
+  l.consumers = bm.m / kWgmmaM;
+  l.threads = kWarpgroupThreads * (l.consumers + 1);
+  l.aStageBytes = bm.m * kTileK * inBytes;
+  l.bStageBytes = kTileK * bm.n * inBytes;
+  l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
+  l.stagedBytes = bm.m * (bm.n + kStagePad) * 4;
+  l.sharedBytes = std::max(l.ringBytes, l.stagedBytes) + kSwizzleAlign;
+  return l;
+}
+
+/// Checks the block tile and `stages`; returns why they do not fit, or an
+/// empty string.
+static std::string checkConfig(const BlockMatmul &bm, int64_t stages) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  WgmmaLayout l = computeLayout(bm, stages);
+  if (bm.m % kWgmmaM != 0 || bm.m > kMaxBoxDim)
+    os << "the block tile M = " << bm.m << " must be a multiple of "
+       << kWgmmaM << " (one consumer warpgroup per 64 rows) and at most "
+       << kMaxBoxDim;
+  else if (bm.n % kBoxN != 0 || bm.n > kMaxBoxDim)
+    os << "the block tile N = " << bm.n << " must be a multiple of " << kBoxN
+       << " and at most " << kMaxBoxDim << " (one wgmma instruction)";
+  else if (bm.k % kTileK != 0)
+    os << "K = " << bm.k << " must be a multiple of " << kTileK
+       << " (the 128-byte swizzled K tile)";
+  else if (stages < 2)
+    os << "stages = " << stages << " must be at least 2";
+  else if (bm.n / 2 > kMaxAccumulatorRegs)
+    os << "the block tile N = " << bm.n << " needs " << bm.n / 2
+       << " accumulator registers per thread; at most " << kMaxAccumulatorRegs;
+  else if (l.threads > 1024)
+    os << "the block tile M = " << bm.m << " needs " << l.threads
+       << " threads; at most 1024 fit in a block";
+  else if (l.sharedBytes > kMaxSharedMemory)
+    os << "the " << bm.m << "x" << bm.n << " tile with " << stages
+       << " stages needs " << l.sharedBytes
+       << " bytes of shared memory; an sm_90 block has at most "
+       << kMaxSharedMemory;
+  return msg;
+}
+
+/// Reads `value` as a tile of a buffer defined outside `launch`.
+static FailureOr<TiledOperand> getTiledOperand(Value value,
+                                               gpu::LaunchOp launch) {
+  TiledOperand t;
+  if (auto subview = value.getDefiningOp<memref::SubViewOp>()) {
+    if (!subview.hasUnitStride())
+      return failure();
+    t.source = subview.getSource();
+    t.offsets = subview.getMixedOffsets();
+  } else {
+    t.source = value;
+    t.offsets.assign(2, OpFoldResult(IntegerAttr::get(
+                            IndexType::get(value.getContext()), 0)));
+  }
+  auto type = dyn_cast<MemRefType>(t.source.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+      !type.getLayout().isIdentity() ||
+      launch.getBody().isAncestor(t.source.getParentRegion()))
+    return failure();
+  return t;
+}
+
+namespace {
+
+/// Emits the rewrite; all values are `index` unless stated.
+class WgmmaEmitter {
+public:
+  WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
+               TiledOperand a, TiledOperand bOperand)
+      : b(rewriter), bm(bm), stages(stages), a(std::move(a)),
+        bOp(std::move(bOperand)), loc(bm.matmul.getLoc()),
+        l(computeLayout(bm, stages)) {}
+
+  /// Emits the host-side tensor maps before the launch and the kernel body
+  /// at the current insertion point; returns the consumers' K loop.
+  scf::ForOp emit();
+
+private:
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) {
+    return arith::MulIOp::create(b, loc, x, cst(y));
+  }
+  Value div(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, cst(y));
+  }
+  Value rem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, cst(y));
+  }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value addC(Value x, int64_t y) { return y == 0 ? x : add(x, cst(y)); }
+  Value eq(Value x, int64_t y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, cst(y));
+  }
+  /// Bit 0 of `x` as an i1 (an mbarrier phase parity).
+  Value parity(Value x) {
+    return arith::IndexCastOp::create(b, loc, b.getI1Type(), rem(x, 2));
+  }
+  Attribute workgroup() {
+    return gpu::AddressSpaceAttr::get(b.getContext(),
+                                      gpu::AddressSpace::Workgroup);
+  }
+  MemRefType sharedType(ArrayRef<int64_t> shape, Type element) {
+    return MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
+                           workgroup());
+  }
+  /// A view of the ring `bytes` past its 1024-byte aligned start.
+  Value view(Value byteOffset, MemRefType type) {
+    return memref::ViewOp::create(b, loc, type, raw, add(alignPad, byteOffset),
+                                  ValueRange{});
+  }
+  Value makeTensorMap(Value source, ArrayRef<int64_t> box);
+  void emitProducer(Value m0, Value n0);
+  scf::ForOp emitConsumers(Value consumer);
+  void emitEpilogue(Value acc, Value consumer);
+
+  RewriterBase &b;
+  BlockMatmul bm;
+  int64_t stages;
+  TiledOperand a, bOp;
+  Location loc;
+  WgmmaLayout l;
+  Value tid, raw, alignPad, full, empty, descA, descB;
+  nvgpu::MBarrierGroupType barrierType;
+  nvgpu::TensorMapDescriptorType mapTypeA, mapTypeB;
+};
+
+} // namespace
+
+Value WgmmaEmitter::makeTensorMap(Value source, ArrayRef<int64_t> box) {
+  auto type = cast<MemRefType>(source.getType());
+  Value unranked = memref::CastOp::create(
+      b, loc,
+      UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()),
+      source);
+  auto mapType = nvgpu::TensorMapDescriptorType::get(
+      b.getContext(), sharedType(box, type.getElementType()),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  SmallVector<Value> boxSizes =
+      llvm::map_to_vector(box, [&](int64_t size) { return cst(size); });
+  return nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType, unranked,
+                                              boxSizes);
+}
+
+void WgmmaEmitter::emitProducer(Value m0, Value n0) {
+  int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
+  Value ticks = cst(10000000);
+  auto loop = scf::ForOp::create(b, loc, cst(0), cst(bm.k / kTileK), cst(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value stage = rem(kt, stages), round = div(kt, stages);
+  // Reusing a buffer: wait until every consumer released its previous
+  // contents (the round before this one completed the empty barrier).
+  Value reuse = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
+                                      cst(stages));
+  auto ifReuse = scf::IfOp::create(b, loc, reuse, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifReuse.thenBlock());
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty,
+                                           parity(addC(round, 1)), ticks,
+                                           stage);
+  }
+  nvgpu::MBarrierArriveExpectTxOp::create(
+      b, loc, full, cst(l.aStageBytes + l.bStageBytes), stage, Value());
+  Value k0 = mul(kt, kTileK);
+  Value aDst = view(mul(stage, l.aStageBytes),
+                    sharedType({bm.m, kTileK}, bm.inType));
+  nvgpu::TmaAsyncLoadOp::create(b, loc, aDst, full, descA, ValueRange{k0, m0},
+                                stage, Value(), Value());
+  Value bBase = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
+  for (int64_t j = 0; j < bm.n / kBoxN; ++j) {
+    Value bDst = view(addC(bBase, j * kTileK * kBoxN * inBytes),
+                      sharedType({kTileK, kBoxN}, bm.inType));
+    nvgpu::TmaAsyncLoadOp::create(b, loc, bDst, full, descB,
+                                  ValueRange{addC(n0, j * kBoxN), k0}, stage,
+                                  Value(), Value());
+  }
+}
+
+scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
+  MLIRContext *ctx = b.getContext();
+  auto accType = nvgpu::WarpgroupAccumulatorType::get(
+      ctx, VectorType::get({kWgmmaM, bm.n}, b.getF32Type()));
+  auto descTypeA = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, sharedType({kWgmmaM, kTileK}, bm.inType));
+  auto descTypeB = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, sharedType({kTileK, bm.n}, bm.inType));
+  Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType);
+  Value ticks = cst(10000000);
+  auto loop = scf::ForOp::create(
+      b, loc, cst(0), cst(bm.k / kTileK), cst(1), ValueRange{init},
+      [&](OpBuilder &, Location, Value kt, ValueRange iterArgs) {
+        Value stage = rem(kt, stages);
+        nvgpu::MBarrierTryWaitParityOp::create(
+            b, loc, full, parity(div(kt, stages)), ticks, stage);
+        Value aStage = view(mul(stage, l.aStageBytes),
+                            sharedType({bm.m, kTileK}, bm.inType));
+        Value aRows = memref::SubViewOp::create(
+            b, loc, aStage,
+            ArrayRef<OpFoldResult>{mul(consumer, kWgmmaM), b.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(kWgmmaM),
+                                   b.getIndexAttr(kTileK)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+        Value bStage = view(addC(mul(stage, l.bStageBytes),
+                                 stages * l.aStageBytes),
+                            sharedType({kTileK, bm.n}, bm.inType));
+        Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(
+            b, loc, descTypeA, aRows, descA);
+        Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(
+            b, loc, descTypeB, bStage, descB);
+        // waitGroup = 1: this k step's wgmma group stays in flight while
+        // the previous one is waited for; its buffer is then released.
+        Value next = nvgpu::WarpgroupMmaOp::create(
+            b, loc, accType, dA, dB, b.getI64IntegerAttr(1), UnitAttr(),
+            b.getUnitAttr(), iterArgs[0]);
+        auto ifRelease = scf::IfOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt,
+                                  cst(0)),
+            /*withElse=*/false);
+        {
+          OpBuilder::InsertionGuard inner(b);
+          b.setInsertionPointToStart(ifRelease.thenBlock());
+          Value previous = rem(addC(kt, stages - 1), stages);
+          nvgpu::MBarrierArriveOp::create(b, loc, empty, previous);
+        }
+        scf::YieldOp::create(b, loc, next);
+      });
+  loop->setAttr(kMainLoopAttr, b.getUnitAttr());
+  return loop;
+}
+
+void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
+  // All consumers are done reading the ring before it is overwritten.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  auto consumerBarrier = [&] {
+    Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                            kConsumerBarrier);
+    Value count = arith::ConstantIntOp::create(
+        b, loc, b.getI32Type(), kWarpgroupThreads * l.consumers);
+    NVVM::BarrierOp::create(b, loc, Type(), id, count, {}, Value());
+  };
+  consumerBarrier();
+  int64_t stride = bm.n + kStagePad;
+  Value staged = view(cst(0), sharedType({bm.m, stride}, b.getF32Type()));
+  // Each consumer warpgroup stores its 64 rows. Warpgroups are laid out
+  // along y, so the fragment layout's warp index (thread id x / 32) is the
+  // warp's index within its warpgroup.
+  Value rows = memref::SubViewOp::create(
+      b, loc, staged,
+      ArrayRef<OpFoldResult>{mul(consumer, kWgmmaM), b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(kWgmmaM), b.getIndexAttr(bm.n)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  nvgpu::WarpgroupMmaStoreOp::create(b, loc, acc, rows);
+  consumerBarrier();
+
+  // Consumers copy the tile out in coalesced 16-byte chunks, applying the
+  // epilogue on the way.
+  int64_t elems = 128 / bm.outType.getIntOrFloatBitWidth();
+  int64_t chunksPerRow = bm.n / elems;
+  int64_t threads = kWarpgroupThreads * l.consumers;
+  auto vecType = VectorType::get({elems}, b.getF32Type());
+  for (int64_t j = 0, e = bm.m * chunksPerRow / threads; j < e; ++j) {
+    Value chunk = addC(tid, j * threads);
+    Value row = div(chunk, chunksPerRow);
+    Value col = mul(rem(chunk, chunksPerRow), elems);
+    Value v = vector::LoadOp::create(b, loc, vecType, staged,
+                                     ValueRange{row, col});
+    vector::StoreOp::create(b, loc, applyEpilogue(b, loc, bm, v), bm.out,
+                            ValueRange{row, col});
+  }
+}
+
+scf::ForOp WgmmaEmitter::emit() {
+  {
+    // Host: the tensor maps of the whole A and B.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(bm.launch);
+    descA = makeTensorMap(a.source, {bm.m, kTileK});
+    descB = makeTensorMap(bOp.source, {kTileK, kBoxN});
+  }
+
+  Value m0 = getValueOrCreateConstantIndexOp(b, loc, a.offsets[0]);
+  Value n0 = getValueOrCreateConstantIndexOp(b, loc, bOp.offsets[1]);
+  // Warpgroups are laid out along y: (128, consumers + 1, 1) threads.
+  Value tidX = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value warpgroup = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
+  tid = add(tidX, mul(warpgroup, kWarpgroupThreads));
+
+  auto rawAlloc = memref::AllocOp::create(
+      b, loc, sharedType({l.sharedBytes}, b.getI8Type()));
+  raw = rawAlloc;
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, raw);
+  alignPad = rem(sub(cst(kSwizzleAlign), rem(address, kSwizzleAlign)),
+                 kSwizzleAlign);
+
+  barrierType = nvgpu::MBarrierGroupType::get(b.getContext(), workgroup(),
+                                              stages);
+  full = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
+  empty = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
+  auto ifFirst = scf::IfOp::create(b, loc, eq(tid, 0), /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    for (int64_t s = 0; s < stages; ++s) {
+      nvgpu::MBarrierInitOp::create(b, loc, full, cst(1), cst(s), Value());
+      nvgpu::MBarrierInitOp::create(
+          b, loc, empty, cst(kWarpgroupThreads * l.consumers), cst(s),
+          Value());
+    }
+    nvgpu::TmaPrefetchOp::create(b, loc, descA, Value());
+    nvgpu::TmaPrefetchOp::create(b, loc, descB, Value());
+  }
+  gpu::BarrierOp::create(b, loc);
+
+  // The last warpgroup produces; the others consume.
+  auto ifProducer = scf::IfOp::create(b, loc, eq(warpgroup, l.consumers),
+                                      /*withElse=*/true);
+  scf::ForOp loop;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifProducer.thenBlock());
+    auto ifLeader = scf::IfOp::create(b, loc, eq(tidX, 0),
+                                      /*withElse=*/false);
+    b.setInsertionPointToStart(ifLeader.thenBlock());
+    emitProducer(m0, n0);
+    b.setInsertionPointToStart(ifProducer.elseBlock());
+    loop = emitConsumers(warpgroup);
+    emitEpilogue(loop.getResult(0), warpgroup);
+  }
+  return loop;
+}
+
+DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
+    transform::TransformRewriter &rewriter,
+    transform::TransformResults &results, transform::TransformState &state) {
+  FailureOr<int64_t> stages = tessel::getSingleIntParam(state, getStages());
+  if (failed(stages))
+    return emitDefiniteFailure()
+           << "expected each param to hold exactly one integer";
+  auto transformOp = cast<transform::TransformOpInterface>(getOperation());
+
+  SmallVector<Operation *> loops;
+  for (Operation *target : state.getPayloadOps(getTarget())) {
+    BlockMatmul bm;
+    DiagnosedSilenceableFailure diag =
+        matchBlockMatmul(transformOp, target, "wgmma", bm);
+    if (!diag.succeeded())
+      return diag;
+    auto fail = [&](const Twine &why) {
+      DiagnosedSilenceableFailure diag = emitSilenceableError() << why;
+      diag.attachNote(target->getLoc()) << "target op";
+      return diag;
+    };
+    if (std::string why = checkConfig(bm, *stages); !why.empty())
+      return fail(why);
+    if (128 % bm.outType.getIntOrFloatBitWidth() != 0)
+      return fail("the output type does not fill 16-byte stores");
+    FailureOr<TiledOperand> a = getTiledOperand(bm.a, bm.launch);
+    FailureOr<TiledOperand> bOperand = getTiledOperand(bm.b, bm.launch);
+    if (failed(a) || failed(bOperand))
+      return fail("expected A and B to be unit-stride tiles of statically "
+                  "shaped, row-major 2-D buffers defined outside the launch "
+                  "(the tensor maps are created on the host)");
+
+    int64_t warpgroups = computeLayout(bm, *stages).consumers + 1;
+    diag = transform::gpu::alterGpuLaunch(
+        rewriter, bm.launch, transformOp, std::nullopt, std::nullopt,
+        std::nullopt, kWarpgroupThreads, warpgroups, 1);
+    if (!diag.succeeded())
+      return diag;
+
+    Operation *last = bm.epilogue ? bm.epilogue.getOperation()
+                                  : bm.matmul.getOperation();
+    rewriter.setInsertionPoint(last);
+    WgmmaEmitter emitter(rewriter, bm, *stages, *a, *bOperand);
+    loops.push_back(emitter.emit());
+    eraseBlockMatmul(rewriter, bm);
+  }
+  results.set(cast<OpResult>(getLoop()), loops);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void tessel::RewriteBlockMatmulAsWgmmaOp::getEffects(
+    SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::consumesHandle(getTargetMutable(), effects);
+  transform::onlyReadsHandle(getStagesMutable(), effects);
+  transform::producesHandle(getOperation()->getOpResults(), effects);
+  transform::modifiesPayload(effects);
+}

@@ -1,0 +1,98 @@
+// Hopper (sm_90a) schedule for matmul + ReLU on tensors: f16 or bf16
+// inputs, f32 accumulation, any 16-byte-storable output type the epilogue
+// produces. Compile with tessel-lower-to-ptx{chip=sm_90a features=+ptx80}.
+//
+// Each thread block computes a tile_m x tile_n tile of C with a
+// warp-specialized pipeline: a producer warpgroup streams 64-deep K slices
+// of A and B with TMA (tensor maps created by the runtime) into a ring of
+// `stages` 128-byte-swizzled shared-memory buffers guarded by mbarriers;
+// tile_m / 64 consumer warpgroups each compute 64 rows of the tile with
+// wgmma (f32 accumulators in registers, one wgmma group in flight). After
+// the loop, ReLU and the conversion to the output type are applied while
+// the tile is copied out through shared memory in 16-byte stores: the
+// matmul result never reaches memory before ReLU. Blocks are launched in
+// groups of `group_m` block rows so that neighbours share A and B tiles in
+// L2.
+//
+// Knobs: tile_m (consumer warpgroups = tile_m / 64), tile_n, stages,
+// group_m. Threads per block = 128 * (tile_m / 64 + 1). Values that leave
+// partial tiles or do not fit (shared memory, registers) are rejected,
+// naming the knob or the constraint, before anything is changed.
+module attributes {transform.with_named_sequence} {
+
+  transform.named_sequence @__transform_main(
+      %root: !transform.any_op {transform.consumed}) {
+    %tile_m = transform.tune.knob<"tile_m"> = 128 : i64
+        from options = [64, 128, 256] -> !transform.param<i64>
+    %tile_n = transform.tune.knob<"tile_n"> = 256 : i64
+        from options = [64, 128, 256] -> !transform.param<i64>
+    %stages = transform.tune.knob<"stages"> = 4 : i64
+        from options = [2, 3, 4, 5, 6] -> !transform.param<i64>
+    %group_m = transform.tune.knob<"group_m"> = 8 : i64
+        from options = [1, 4, 8, 16] -> !transform.param<i64>
+
+    %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    %fill = transform.structured.match ops{["linalg.fill"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    %relu = transform.get_consumers_of_result %matmul[0]
+        : (!transform.any_op) -> !transform.any_op
+
+    // Step 1. Reject block tiles that leave partial tiles, naming the knob.
+    transform.tessel.check_tile_sizes %matmul by %tile_m, %tile_n
+        : !transform.any_op, !transform.param<i64>, !transform.param<i64>
+    transform.tessel.check_tile_sizes %relu by %tile_m, %tile_n
+        : !transform.any_op, !transform.param<i64>, !transform.param<i64>
+
+    // Step 2. Tile the ReLU to thread blocks and fuse the matmul and its
+    // fill into the block loop.
+    %relu_b, %forall_b = transform.structured.tile_using_forall %relu
+        tile_sizes [%tile_m, %tile_n]
+        (mapping = [#gpu.block<y>, #gpu.block<x>])
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> (!transform.any_op, !transform.any_op)
+    %matmul_b, %f0 = transform.structured.fuse_into_containing_op %matmul
+        into %forall_b
+        : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %fill_b, %f1 = transform.structured.fuse_into_containing_op %fill
+        into %f0
+        : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+
+    // Step 3. Bufferize. The block's accumulator becomes a temporary that
+    // the wgmma rewrite replaces with registers.
+    %func = transform.structured.match ops{["func.func"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %func {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.apply_dce to %func : !transform.any_op
+    transform.structured.eliminate_empty_tensors %root : !transform.any_op
+    %root_b = transform.bufferization.one_shot_bufferize %root {
+        bufferize_function_boundaries = true,
+        function_boundary_type_conversion = 1 : i32}
+        : (!transform.any_op) -> !transform.any_op
+    %func_b = transform.structured.match ops{["func.func"]} in %root_b
+        : (!transform.any_op) -> !transform.any_op
+    transform.apply_cse to %func_b : !transform.any_op
+    transform.apply_patterns to %func_b {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+
+    // Step 4. Map the block loop to a gpu.launch, order its blocks for L2
+    // reuse, and rewrite the block's matmul + fill + ReLU into the
+    // TMA + mbarrier + wgmma pipeline.
+    %launch = transform.gpu.map_forall_to_blocks %func_b generate_gpu_launch
+        : (!transform.any_op) -> !transform.any_op
+    transform.tessel.swizzle_block_order %launch group %group_m
+        : !transform.any_op, !transform.param<i64>
+    %matmul_l = transform.structured.match ops{["linalg.matmul"]} in %launch
+        : (!transform.any_op) -> !transform.any_op
+    %loop = transform.tessel.rewrite_block_matmul_as_wgmma %matmul_l
+        stages %stages
+        : (!transform.any_op, !transform.param<i64>) -> !transform.any_op
+    %func_c = transform.structured.match ops{["func.func"]} in %root_b
+        : (!transform.any_op) -> !transform.any_op
+    transform.apply_cse to %func_c : !transform.any_op
+    transform.yield
+  }
+}
