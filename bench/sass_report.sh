@@ -27,7 +27,7 @@ echo "schedule: $sched ${sel:+($sel)}"
 python3 -c 'import json, sys
 for l in json.load(open(sys.argv[1]))["launches"]:
     print("block:", l["block"], "dynamic shared memory:", l["dynamic_shared_memory"], "bytes")' "$tmp"/*.launch.json
-for op in HMMA LDSM LDGSTS LDGDEPBAR DEPBAR LDG STG STS LDS LDL STL BAR; do
+for op in HGMMA UTMALDG UTMAPF SYNCS WARPGROUP HMMA LDSM LDGSTS LDGDEPBAR DEPBAR LDG STG STS LDS LDL STL BAR; do
   printf '%-10s %s\n' "$op" "$(grep -cE "[[:space:]]$op(\.|[[:space:]])" "$tmp/k.sass" || true)"
 done
 rm -rf "$tmp"
