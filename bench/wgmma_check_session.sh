@@ -19,7 +19,7 @@ ex=/tmp/wgmma-examples; mkdir -p $ex
 PYTHONPATH=$here/python python3 - "$ex" <<'PY'
 import sys, pathlib
 from tessel.workload import ANCHOR_SHAPES, matmul_relu_ir
-for (m, n, k) in ANCHOR_SHAPES:
+for (m, n, k) in ANCHOR_SHAPES["f16"]:
     name = f"{m}" if m == n == k else f"{m}x{n}x{k}"
     for dt in ("f16", "bf16"):
         pathlib.Path(sys.argv[1], f"matmul_relu_{name}_{dt}.mlir").write_text(matmul_relu_ir(m, n, k, dt))
