@@ -18,7 +18,7 @@
 // group_m. Threads per block = 128 * (tile_m / 64 + 1). Values that leave
 // partial tiles or do not fit (shared memory, registers) are rejected,
 // naming the knob or the constraint, before anything is changed.
-module attributes {transform.with_named_sequence} {
+module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"} {
 
   transform.named_sequence @__transform_main(
       %root: !transform.any_op {transform.consumed}) {

@@ -222,13 +222,26 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
         return error("launch of '" + launch.kernel + "' passes argument #" +
                      llvm::Twine(param.argument) + " of a function with " +
                      llvm::Twine(spec.arguments.size()) + " arguments");
-      if (param.kind == KernelParamSpec::Kind::TensorMap &&
-          param.tensorMap.box.size() !=
-              spec.arguments[param.argument].shape.size())
+      if (param.kind != KernelParamSpec::Kind::TensorMap)
+        continue;
+      const TensorMapSpec &map = param.tensorMap;
+      if (map.box.size() != spec.arguments[param.argument].shape.size())
         return error("launch of '" + launch.kernel +
                      "' has a tensor map whose box rank differs from the "
                      "rank of argument #" +
                      llvm::Twine(param.argument));
+      for (int64_t box : map.box)
+        if (box < 1 || box > 256)
+          return error("launch of '" + launch.kernel +
+                       "' has a tensor map box size outside [1, 256]");
+      if (!llvm::is_contained({"none", "32b", "64b", "128b"}, map.swizzle) ||
+          !llvm::is_contained({"none", "64b", "128b", "256b"},
+                              map.l2Promotion) ||
+          !llvm::is_contained({"zero", "nan"}, map.oobFill) ||
+          !llvm::is_contained({"none", "16b", "32b"}, map.interleave))
+        return error("launch of '" + launch.kernel +
+                     "' has a tensor map with an unknown swizzle, "
+                     "l2_promotion, oob_fill or interleave");
     }
   }
   if (spec.workload) {

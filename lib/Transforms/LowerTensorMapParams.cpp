@@ -21,6 +21,10 @@ using namespace mlir;
 /// an llvm.func kernel.
 static constexpr llvm::StringLiteral kTensorMapArgsAttr =
     "tessel.tensor_map_args";
+/// The kernel's argument count when the list was made: argument numbers
+/// only carry over when convert-gpu-to-nvvm keeps one argument per memref
+/// (the bare-pointer calling convention).
+static constexpr llvm::StringLiteral kNumArgsAttr = "tessel.num_args";
 
 /// Size and alignment of a CUtensorMap.
 static constexpr int64_t kTensorMapBytes = 128, kTensorMapAlign = 64;
@@ -64,15 +68,26 @@ static LogicalResult lowerKernel(gpu::GPUFuncOp func) {
     return success();
   func.setFunctionType(FunctionType::get(ctx, argTypes, {}));
   func->setAttr(kTensorMapArgsAttr, DenseI32ArrayAttr::get(ctx, maps));
+  func->setAttr(kNumArgsAttr,
+                IntegerAttr::get(IntegerType::get(ctx, 32),
+                                 func.getNumArguments()));
   return success();
 }
 
 /// Makes the listed arguments of a converted kernel 128-byte byval,
 /// grid-constant parameters.
-static void markGridConstants(LLVM::LLVMFuncOp func) {
+static LogicalResult markGridConstants(LLVM::LLVMFuncOp func) {
   auto maps = func->getAttrOfType<DenseI32ArrayAttr>(kTensorMapArgsAttr);
   if (!maps)
-    return;
+    return success();
+  auto numArgs = func->getAttrOfType<IntegerAttr>(kNumArgsAttr);
+  if (!numArgs || numArgs.getInt() != func.getNumArguments())
+    return func.emitError()
+           << "kernel '" << func.getName()
+           << "' has tensor map arguments but its arguments changed in "
+              "number when it became an llvm.func; convert it with the "
+              "bare-pointer calling convention "
+              "(use-bare-ptr-memref-call-conv)";
   Builder b(func.getContext());
   for (int32_t i : maps.asArrayRef()) {
     func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
@@ -84,6 +99,8 @@ static void markGridConstants(LLVM::LLVMFuncOp func) {
                     b.getUnitAttr());
   }
   func->removeAttr(kTensorMapArgsAttr);
+  func->removeAttr(kNumArgsAttr);
+  return success();
 }
 
 void LowerTensorMapParams::runOnOperation() {
@@ -92,8 +109,9 @@ void LowerTensorMapParams::runOnOperation() {
       if (func.isKernel() && failed(lowerKernel(func)))
         return signalPassFailure();
     } else if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op)) {
-      if (func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
-        markGridConstants(func);
+      if (func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()) &&
+          failed(markGridConstants(func)))
+        return signalPassFailure();
     }
   }
 }

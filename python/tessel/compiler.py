@@ -19,7 +19,8 @@ import warnings
 from . import install
 from .database import Database
 from .errors import TesselError
-from .workload import SCHEDULE_FOR_DTYPE, matmul_relu_ir, matmul_relu_key
+from .workload import (SCHEDULE_FOR_CHIP_AND_DTYPE, SCHEDULE_FOR_DTYPE,
+                       matmul_relu_ir, matmul_relu_key)
 
 
 class TesselWarning(UserWarning):
@@ -40,9 +41,30 @@ class CompiledKernel:
     log: str = ""            # The tuner's report (tune_matmul_relu).
 
 
-def default_schedule(dtype):
-    """The schedule library for `dtype`: mma.sync for f16/bf16, SIMT for f32."""
-    return install.schedules_dir() / SCHEDULE_FOR_DTYPE[dtype]
+def default_schedule(dtype, chip="sm_90"):
+    """The schedule library for `dtype` on a `chip` GPU: wgmma + TMA for
+    f16/bf16 on Hopper (sm_90), mma.sync for f16/bf16 elsewhere, SIMT for
+    f32."""
+    name = SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip, dtype),
+                                           SCHEDULE_FOR_DTYPE[dtype])
+    return install.schedules_dir() / name
+
+
+_TARGET_CHIP = re.compile(r'tessel\.target_chip\s*=\s*"(sm_\w+)"')
+
+
+def target_chip(schedule, chip):
+    """The chip to compile `schedule` for on a `chip` GPU: the one the
+    schedule declares (`tessel.target_chip`, e.g. sm_90a for wgmma, whose
+    code runs on sm_90 GPUs only), else `chip`."""
+    m = _TARGET_CHIP.search(pathlib.Path(schedule).read_text())
+    if not m:
+        return chip
+    target = m.group(1)
+    if target.rstrip("a") != chip.rstrip("a"):
+        raise TesselError(f"schedule '{schedule}' targets {target}; it "
+                          f"cannot run on a {chip} GPU")
+    return target
 
 
 def user_database():
@@ -128,9 +150,11 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
     TesselError with tessel-opt's located diagnostics.
     """
     workload = matmul_relu_key(m, n, k, dtype)
-    schedule = pathlib.Path(schedule) if schedule else default_schedule(dtype)
+    schedule = (pathlib.Path(schedule) if schedule
+                else default_schedule(dtype, chip))
     if not schedule.is_file():
         raise TesselError(f"no schedule library '{schedule}'")
+    chip = target_chip(schedule, chip)
     knob_text = _knob_text(knobs) if knobs else ""
     db = None
     if device is not None:
@@ -188,7 +212,11 @@ def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
     (nothing is written to `db` then: replayed times are not measurements).
     """
     workload = matmul_relu_key(m, n, k, dtype)
-    schedule = pathlib.Path(schedule) if schedule else default_schedule(dtype)
+    schedule = (pathlib.Path(schedule) if schedule
+                else default_schedule(dtype, chip))
+    if not schedule.is_file():
+        raise TesselError(f"no schedule library '{schedule}'")
+    chip = target_chip(schedule, chip)
     db = pathlib.Path(db) if db else user_database()
     db.parent.mkdir(parents=True, exist_ok=True)
     options = (f"schedule={schedule} strategy={strategy} budget={int(budget)} "

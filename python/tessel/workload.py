@@ -4,11 +4,14 @@ examples/generate.py writes the bundled examples with this same template.
 """
 
 # Element types Tessel's matmul+ReLU schedules take, and the schedule library
-# that handles each: tensor cores for 16-bit floats, SIMT for f32.
+# that handles each: tensor cores for 16-bit floats (mma.sync; on Hopper,
+# sm_90, wgmma fed by TMA), SIMT for f32.
 DTYPES = ("f16", "bf16", "f32")
 SCHEDULE_FOR_DTYPE = {"f16": "matmul_relu_mma.mlir",
                       "bf16": "matmul_relu_mma.mlir",
                       "f32": "matmul_relu_simt.mlir"}
+SCHEDULE_FOR_CHIP_AND_DTYPE = {("sm_90", "f16"): "matmul_relu_wgmma.mlir",
+                               ("sm_90", "bf16"): "matmul_relu_wgmma.mlir"}
 
 # The shapes (M, N, K) of ../shared/ANCHORS.md, per dtype: the bundled
 # examples and the benchmarks' defaults.

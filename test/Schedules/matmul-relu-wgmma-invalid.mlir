@@ -1,0 +1,111 @@
+// The wgmma schedule rejects what it cannot compile, naming the knob or the
+// constraint, before the payload is changed. Its own errors point into the
+// schedule file, so stderr is matched with FileCheck.
+
+// RUN: not tessel-opt %s --split-input-file \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" 2>&1 \
+// RUN:   | FileCheck %s
+// RUN: not tessel-opt %s --split-input-file \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=256,tile_n=256,stages=6" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SMEM
+
+// K = 96 is not a multiple of the 64-deep (128-byte swizzled) K tile; the
+// block tiles (128x256) divide M and N.
+// CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: K = 96 must be a multiple of 64 (the 128-byte swizzled K tile)
+// CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 7]]:9: note: target op
+// CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}matmul_relu_wgmma.mlir' (entry @__transform_main) failed on this payload with knobs: tile_m=128 tile_n=256 stages=4 group_m=8
+func.func @k_not_multiple_of_64(%A: tensor<256x96xf16>, %B: tensor<96x512xf16>,
+    %C: tensor<256x512xf16>) -> tensor<256x512xf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<256x512xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<256x96xf16>, tensor<96x512xf16>)
+                      outs(%acc : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %relu = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<256x512xf32>) outs(%C : tensor<256x512xf16>) {
+  ^bb0(%x: f32, %out: f16):
+    %r = arith.maximumf %x, %zero : f32
+    %t = arith.truncf %r : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<256x512xf16>
+  return %relu : tensor<256x512xf16>
+}
+
+// -----
+
+// tile_n = 256 leaves a partial tile of N = 128: check_tile_sizes names the
+// knob before anything is tiled.
+// CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: knob 'tile_n' = 256 does not divide loop dimension 1 of size 128; partial tiles are not supported, choose a value that divides 128
+// CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}matmul_relu_wgmma.mlir' (entry @__transform_main) failed on this payload with knobs: tile_m=128 tile_n=256 stages=4 group_m=8
+func.func @n_smaller_than_tile(%A: tensor<256x256xf16>, %B: tensor<256x128xf16>,
+    %C: tensor<256x128xf16>) -> tensor<256x128xf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<256x128xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x128xf32>) -> tensor<256x128xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<256x256xf16>, tensor<256x128xf16>)
+                      outs(%acc : tensor<256x128xf32>) -> tensor<256x128xf32>
+  %relu = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<256x128xf32>) outs(%C : tensor<256x128xf16>) {
+  ^bb0(%x: f32, %out: f16):
+    %r = arith.maximumf %x, %zero : f32
+    %t = arith.truncf %r : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<256x128xf16>
+  return %relu : tensor<256x128xf16>
+}
+
+// -----
+
+// f32 inputs have no wgmma instruction here (tf32 is not used).
+// CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: wgmma needs f16 or bf16 inputs (both the same) and an f32 accumulator
+// CHECK:      note: target op
+// CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule
+func.func @f32_inputs(%A: tensor<256x256xf32>, %B: tensor<256x512xf32>,
+    %C: tensor<256x512xf32>) -> tensor<256x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<256x512xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<256x256xf32>, tensor<256x512xf32>)
+                      outs(%acc : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %relu = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<256x512xf32>) outs(%C : tensor<256x512xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<256x512xf32>
+  return %relu : tensor<256x512xf32>
+}
+
+// -----
+
+// Valid with the default knobs; with 256x256 tiles and 6 stages (second RUN)
+// the ring needs 6 x 64 KiB + 1024 bytes, more than the 227 KiB a block may
+// use.
+// CHECK-NOT:  error:
+// SMEM:       matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the 256x256 tile with 6 stages needs 394240 bytes of shared memory; an sm_90 block has at most 232448
+// SMEM:       matmul-relu-wgmma-invalid.mlir:[[# @LINE + 7]]:9: note: target op
+// SMEM:       matmul-relu-wgmma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}matmul_relu_wgmma.mlir' (entry @__transform_main) failed on this payload with knobs: tile_m=256 tile_n=256 stages=6 group_m=8
+func.func @too_much_shared_memory(%A: tensor<512x256xf16>, %B: tensor<256x512xf16>,
+    %C: tensor<512x512xf16>) -> tensor<512x512xf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<512x512xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<512x256xf16>, tensor<256x512xf16>)
+                      outs(%acc : tensor<512x512xf32>) -> tensor<512x512xf32>
+  %relu = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<512x512xf32>) outs(%C : tensor<512x512xf16>) {
+  ^bb0(%x: f32, %out: f16):
+    %r = arith.maximumf %x, %zero : f32
+    %t = arith.truncf %r : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<512x512xf16>
+  return %relu : tensor<512x512xf16>
+}

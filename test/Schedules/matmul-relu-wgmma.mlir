@@ -1,0 +1,141 @@
+// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   --split-input-file | FileCheck %s
+// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
+// RUN:   --split-input-file | FileCheck %s --check-prefix=SMALL
+
+// The Hopper schedule with its default knobs (128x256 blocks, 4 stages,
+// groups of 8 block rows). The host creates one 128-byte-swizzled TMA tensor
+// map per operand (A: 128x64 boxes, B: 64x64 boxes); each block runs
+// 128 x 3 threads: two consumer warpgroups (64 rows each) and one producer
+// warpgroup. The producer's leader thread fills a 4-deep ring of
+// 128x64 + 4 x 64x64 tiles (48 KiB per stage) guarded by "full" mbarriers
+// (transaction count) and "empty" mbarriers (256 consumer arrivals); the
+// consumers run one m64n256 wgmma per stage and release the previous stage.
+// After the loop, the accumulators are staged in shared memory (rows padded
+// to 264 floats) and ReLU + truncf run on 8 floats per 16-byte store: a
+// 128x256 tile is 16 stores per consumer thread. Shared memory: 4 x 48 KiB
+// of ring + 1024 bytes of alignment slack = 197632 bytes.
+
+// CHECK-LABEL: func.func @matmul_relu(
+// CHECK-SAME:    %[[A:[a-z0-9_]+]]: memref<256x256xf16>, %[[B:[a-z0-9_]+]]: memref<256x512xf16>, %[[C:[a-z0-9_]+]]: memref<256x512xf16>)
+// CHECK-SAME:    tessel.workload = {accumulator_type = "f32", k = 256 : i64, kind = "matmul_relu", lhs = 0 : i64, m = 256 : i64, n = 512 : i64
+// CHECK:         %[[CASTA:[a-z0-9_]+]] = memref.cast %[[A]] : memref<256x256xf16> to memref<*xf16>
+// CHECK:         %[[DESCA:[a-z0-9_]+]] = nvgpu.tma.create.descriptor %[[CASTA]] box[%c128{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xf16> -> <tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK:         %[[CASTB:[a-z0-9_]+]] = memref.cast %[[B]] : memref<256x512xf16> to memref<*xf16>
+// CHECK:         %[[DESCB:[a-z0-9_]+]] = nvgpu.tma.create.descriptor %[[CASTB]] box[%c64{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xf16> -> <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK:         gpu.launch blocks({{[^)]+}}) in ({{[^=]+}} = %c2{{[_0-9]*}}, {{[^=]+}} = %c2{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
+// CHECK-SAME:      threads({{[^)]+}}) in ({{[^=]+}} = %c128{{[_0-9]*}}, {{[^=]+}} = %c3{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
+// CHECK:           arith.minui
+// CHECK:           memref.alloc() : memref<197632xi8, #gpu.address_space<workgroup>>
+// CHECK:           %[[FULL:[a-z0-9_]+]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// CHECK:           %[[EMPTY:[a-z0-9_]+]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+// CHECK-NOT:       nvgpu.mbarrier.create
+// CHECK:           nvgpu.mbarrier.init %[[FULL]][%c0{{[_0-9]*}}], %c1{{[_0-9]*}}
+// CHECK:           nvgpu.mbarrier.init %[[EMPTY]][%c0{{[_0-9]*}}], %c256{{[_0-9]*}}
+// CHECK:           nvgpu.tma.prefetch.descriptor %[[DESCA]]
+// CHECK:           nvgpu.tma.prefetch.descriptor %[[DESCB]]
+// CHECK:           gpu.barrier
+
+// The producer: waits for a free stage, announces 49152 bytes, loads one
+// box of A and four boxes of B into it.
+// CHECK:           scf.for
+// CHECK:             nvgpu.mbarrier.try_wait.parity %[[EMPTY]][
+// CHECK:             nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%[[S:[a-z0-9_]+]]], %c49152{{[_0-9]*}}
+// CHECK:             nvgpu.tma.async.load %[[DESCA]][{{.+}}], %[[FULL]][%[[S]]] to %{{.+}} -> memref<128x64xf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4:     nvgpu.tma.async.load %[[DESCB]][{{.+}}], %[[FULL]][%[[S]]] to %{{.+}} -> memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT:         nvgpu.tma.async.load
+
+// The consumers.
+// CHECK:         } else {
+// CHECK:           %[[INIT:[a-z0-9_]+]] = nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x256xf32>>
+// CHECK:           %[[ACC:[a-z0-9_]+]] = scf.for {{.+}} iter_args(%[[ITER:[a-z0-9_]+]] = %[[INIT]]) -> (!nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>)
+// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][
+// CHECK:             %[[DA:[a-z0-9_]+]] = nvgpu.warpgroup.generate.descriptor %{{.+}}, %[[DESCA]] : {{.+}} -> <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>
+// CHECK:             %[[DB:[a-z0-9_]+]] = nvgpu.warpgroup.generate.descriptor %{{.+}}, %[[DESCB]] : {{.+}} -> <tensor = memref<64x256xf16, #gpu.address_space<workgroup>>>
+// CHECK:             %[[NEXT:[a-z0-9_]+]] = nvgpu.warpgroup.mma %[[DA]], %[[DB]], %[[ITER]] {transposeB} : <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>, <tensor = memref<64x256xf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x256xf32>> -> <fragmented = vector<64x256xf32>>
+// CHECK:             nvgpu.mbarrier.arrive %[[EMPTY]][
+// CHECK:             scf.yield %[[NEXT]]
+// CHECK:           } {tessel.wgmma_main_loop}
+// CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:           nvgpu.warpgroup.mma.store %[[ACC]], %{{.+}} : <fragmented = vector<64x256xf32>> to memref<64x256xf32, strided<[264, 1], offset: ?>, #gpu.address_space<workgroup>>
+// CHECK:           %[[V:[a-z0-9_]+]] = vector.load %{{.+}} : memref<128x264xf32, #gpu.address_space<workgroup>>, vector<8xf32>
+// CHECK:           %[[R:[a-z0-9_]+]] = arith.maximumf %[[V]], %{{.+}} : vector<8xf32>
+// CHECK:           %[[T:[a-z0-9_]+]] = arith.truncf %[[R]] : vector<8xf32> to vector<8xf16>
+// CHECK:           vector.store %[[T]], %{{.+}} : memref<128x256xf16, strided<[512, 1], offset: ?>>, vector<8xf16>
+// CHECK-COUNT-15:  vector.store {{.+}} : memref<128x256xf16, strided<[512, 1], offset: ?>>, vector<8xf16>
+// CHECK-NOT:       vector.store
+// CHECK:           gpu.terminator
+// CHECK-NOT:     linalg.
+// CHECK:         return %[[C]] : memref<256x512xf16>
+
+// SMALL-LABEL: func.func @matmul_relu(
+// SMALL:         nvgpu.tma.create.descriptor %{{.+}} box[%c64{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xf16> -> <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// SMALL:         nvgpu.tma.create.descriptor %{{.+}} box[%c64{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xf16> -> <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// SMALL:         gpu.launch blocks({{[^)]+}}) in ({{[^=]+}} = %c8{{[_0-9]*}}, {{[^=]+}} = %c4{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
+// SMALL-SAME:      threads({{[^)]+}}) in ({{[^=]+}} = %c128{{[_0-9]*}}, {{[^=]+}} = %c2{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
+// SMALL-NOT:       arith.minui
+// SMALL:           memref.alloc() : memref<33792xi8, #gpu.address_space<workgroup>>
+// SMALL:           nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+// SMALL:           %[[EMPTY:[a-z0-9_]+]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+// SMALL:           nvgpu.mbarrier.init %[[EMPTY]][%c0{{[_0-9]*}}], %c128{{[_0-9]*}}
+// SMALL:           nvgpu.mbarrier.arrive.expect_tx %{{.+}}, %c16384{{[_0-9]*}}
+// SMALL-COUNT-2:   nvgpu.tma.async.load {{.+}} -> memref<64x64xf16, #gpu.address_space<workgroup>>
+// SMALL-NOT:       nvgpu.tma.async.load
+// SMALL:           nvgpu.warpgroup.mma {{.+}} {transposeB} : <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>, <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x64xf32>> -> <fragmented = vector<64x64xf32>>
+// SMALL:         } {tessel.wgmma_main_loop}
+// SMALL:         nvgpu.warpgroup.mma.store %{{.+}} : <fragmented = vector<64x64xf32>> to memref<64x64xf32, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>
+// SMALL-COUNT-4: vector.store {{.+}} : memref<64x64xf16, strided<[512, 1], offset: ?>>, vector<8xf16>
+// SMALL-NOT:     vector.store
+// SMALL:         gpu.terminator
+func.func @matmul_relu(%A: tensor<256x256xf16>, %B: tensor<256x512xf16>,
+                       %C: tensor<256x512xf16>) -> tensor<256x512xf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<256x512xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<256x256xf16>, tensor<256x512xf16>)
+                      outs(%acc : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %relu = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<256x512xf32>) outs(%C : tensor<256x512xf16>) {
+  ^bb0(%x: f32, %out: f16):
+    %r = arith.maximumf %x, %zero : f32
+    %t = arith.truncf %r : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<256x512xf16>
+  return %relu : tensor<256x512xf16>
+}
+
+// -----
+
+// bf16: the same pipeline on bf16 tensor maps, wgmma and stores.
+
+// CHECK-LABEL: func.func @matmul_relu_bf16
+// CHECK:         nvgpu.tma.create.descriptor %{{.+}} box[%c128{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK:         nvgpu.tma.create.descriptor %{{.+}} box[%c64{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK:         nvgpu.warpgroup.mma {{.+}} {transposeB} : <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>>, <tensor = memref<64x256xbf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x256xf32>> -> <fragmented = vector<64x256xf32>>
+// CHECK:         arith.maximumf {{.+}} : vector<8xf32>
+// CHECK:         arith.truncf {{.+}} : vector<8xf32> to vector<8xbf16>
+// CHECK:         vector.store {{.+}} : memref<128x256xbf16, strided<[512, 1], offset: ?>>, vector<8xbf16>
+// SMALL-LABEL: func.func @matmul_relu_bf16
+// SMALL:         gpu.launch
+// SMALL-SAME:      threads({{[^)]+}}) in ({{[^=]+}} = %c128{{[_0-9]*}}, {{[^=]+}} = %c2{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
+// SMALL:         nvgpu.warpgroup.mma {{.+}} : <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>>, <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x64xf32>>
+func.func @matmul_relu_bf16(%A: tensor<256x256xbf16>, %B: tensor<256x512xbf16>,
+                            %C: tensor<256x512xbf16>) -> tensor<256x512xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<256x512xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<256x256xbf16>, tensor<256x512xbf16>)
+                      outs(%acc : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %relu = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<256x512xf32>) outs(%C : tensor<256x512xbf16>) {
+  ^bb0(%x: f32, %out: bf16):
+    %r = arith.maximumf %x, %zero : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<256x512xbf16>
+  return %relu : tensor<256x512xbf16>
+}
