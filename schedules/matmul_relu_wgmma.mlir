@@ -24,7 +24,7 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
       %root: !transform.any_op {transform.consumed}) {
     %tile_m = transform.tune.knob<"tile_m"> = 128 : i64
         from options = [64, 128, 256] -> !transform.param<i64>
-    %tile_n = transform.tune.knob<"tile_n"> = 256 : i64
+    %tile_n = transform.tune.knob<"tile_n"> = 128 : i64
         from options = [64, 128, 256] -> !transform.param<i64>
     %stages = transform.tune.knob<"stages"> = 4 : i64
         from options = [2, 3, 4, 5, 6] -> !transform.param<i64>

@@ -83,7 +83,8 @@ def test_out_and_current_stream():
 def test_kernel_reports_its_knobs():
     k = tessel.get_kernel(1024, 1024, 1024, "f16")
     assert k.compiled.source.startswith(("tuned: ", "defaults"))
-    assert set(k.compiled.knobs) >= {"tile_m", "tile_n", "tile_k", "stages"}
+    # On Hopper the wgmma schedule (no tile_k: 64 is fixed), mma.sync elsewhere.
+    assert set(k.compiled.knobs) >= {"tile_m", "tile_n", "stages"}
 
 
 def test_misaligned_view_is_refused():

@@ -1,5 +1,5 @@
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=256,stages=4,group_m=8" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t \
 // RUN:   | FileCheck %s --check-prefix=HOST
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/matmul_relu_kernel.ptx
@@ -11,7 +11,7 @@
 // RUN:   --tessel-lower-to-ptx="chip=sm_90" -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SM90
 
-// The wgmma schedule (default knobs: 128x256 tiles, 4 stages) lowered to
+// The wgmma schedule (the tuned 4096^3 knobs: 128x256 tiles, 4 stages) lowered to
 // PTX for sm_90a. The two TMA tensor maps are created on the host and
 // passed by value: each is a 128-byte, 64-aligned kernel parameter
 // (__grid_constant__ CUtensorMap) whose generic address (cvta.param) the

@@ -3,7 +3,7 @@
 // schedule file, so stderr is matched with FileCheck.
 
 // RUN: not tessel-opt %s --split-input-file \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" 2>&1 \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_n=256" 2>&1 \
 // RUN:   | FileCheck %s
 // RUN: not tessel-opt %s --split-input-file \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=256,tile_n=256,stages=6" 2>&1 \

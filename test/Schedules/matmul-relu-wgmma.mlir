@@ -1,9 +1,9 @@
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=256,stages=4,group_m=8" \
 // RUN:   --split-input-file | FileCheck %s
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
 // RUN:   --split-input-file | FileCheck %s --check-prefix=SMALL
 
-// The Hopper schedule with its default knobs (128x256 blocks, 4 stages,
+// The Hopper schedule with the tuned 4096^3 knobs (128x256 blocks, 4 stages,
 // groups of 8 block rows). The host creates one 128-byte-swizzled TMA tensor
 // map per operand (A: 128x64 boxes, B: 64x64 boxes); each block runs
 // 128 x 3 threads: two consumer warpgroups (64 rows each) and one producer
