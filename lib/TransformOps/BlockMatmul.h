@@ -11,6 +11,7 @@
 #ifndef TESSEL_LIB_TRANSFORMOPS_BLOCKMATMUL_H
 #define TESSEL_LIB_TRANSFORMOPS_BLOCKMATMUL_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
@@ -47,6 +48,55 @@ mlir::Value applyEpilogue(mlir::OpBuilder &b, mlir::Location loc,
 /// Erases the matmul, its fill, its epilogue and a temporary accumulator
 /// once a rewrite has replaced them.
 void eraseBlockMatmul(mlir::RewriterBase &rewriter, const BlockMatmul &bm);
+
+/// What the rewrites' emitters build kernels from: index arithmetic and
+/// workgroup-memory types at one location. Values are `index` unless
+/// stated.
+class KernelBuilder {
+protected:
+  KernelBuilder(mlir::OpBuilder &b, mlir::Location loc) : b(b), loc(loc) {}
+
+  mlir::Value cst(int64_t v) {
+    return mlir::arith::ConstantIndexOp::create(b, loc, v);
+  }
+  mlir::Value add(mlir::Value x, mlir::Value y) {
+    return mlir::arith::AddIOp::create(b, loc, x, y);
+  }
+  mlir::Value sub(mlir::Value x, mlir::Value y) {
+    return mlir::arith::SubIOp::create(b, loc, x, y);
+  }
+  mlir::Value mul(mlir::Value x, int64_t y) {
+    return mlir::arith::MulIOp::create(b, loc, x, cst(y));
+  }
+  mlir::Value div(mlir::Value x, int64_t y) {
+    return mlir::arith::DivUIOp::create(b, loc, x, cst(y));
+  }
+  mlir::Value rem(mlir::Value x, int64_t y) {
+    return mlir::arith::RemUIOp::create(b, loc, x, cst(y));
+  }
+  mlir::Value addC(mlir::Value x, int64_t y) {
+    return y == 0 ? x : add(x, cst(y));
+  }
+  mlir::Value eq(mlir::Value x, int64_t y) {
+    return mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::eq,
+                                       x, cst(y));
+  }
+  /// The workgroup (shared) memory space.
+  mlir::Attribute workgroupSpace() {
+    return mlir::gpu::AddressSpaceAttr::get(
+        b.getContext(), mlir::gpu::AddressSpace::Workgroup);
+  }
+  /// A statically shaped buffer type in workgroup memory.
+  mlir::MemRefType sharedType(llvm::ArrayRef<int64_t> shape,
+                              mlir::Type element) {
+    return mlir::MemRefType::get(shape, element,
+                                 mlir::MemRefLayoutAttrInterface(),
+                                 workgroupSpace());
+  }
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+};
 
 } // namespace tessel
 

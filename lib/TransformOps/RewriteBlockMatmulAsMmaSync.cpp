@@ -89,27 +89,15 @@ static std::string checkConfig(const BlockMatmul &bm, const MmaConfig &c) {
 namespace {
 
 /// Emits the rewrite; all values are `index` unless stated.
-class MmaSyncEmitter {
+class MmaSyncEmitter : KernelBuilder {
 public:
   MmaSyncEmitter(RewriterBase &rewriter, BlockMatmul bm,
                  const MmaConfig &c)
-      : b(rewriter), bm(bm), c(c), loc(bm.matmul.getLoc()) {}
+      : KernelBuilder(rewriter, bm.matmul.getLoc()), bm(bm), c(c) {}
 
   scf::ForOp emit();
 
 private:
-  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, int64_t y) {
-    return arith::MulIOp::create(b, loc, x, cst(y));
-  }
-  Value div(Value x, int64_t y) {
-    return arith::DivUIOp::create(b, loc, x, cst(y));
-  }
-  Value rem(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, cst(y));
-  }
-  Value addC(Value x, int64_t y) { return y == 0 ? x : add(x, cst(y)); }
 
   /// Copies one tile (rows x cols of `src` at [row0, col0]) into buffer
   /// `stage` of `shared`, in 16-byte chunks spread over all threads.
@@ -120,10 +108,8 @@ private:
   /// Applies the epilogue to the accumulators and stores them.
   void emitEpilogue(ValueRange accs);
 
-  RewriterBase &b;
   BlockMatmul bm;
   const MmaConfig c;
-  Location loc;
   int64_t threads = 0, warpsN = 0, fragsM = 0, fragsN = 0;
   Value tid, lane, warpRow, warpCol, sharedA, sharedB;
 };
@@ -197,12 +183,8 @@ void MmaSyncEmitter::emitEpilogue(ValueRange accs) {
   int64_t padOut = 0;
   if (c.stageOutput) {
     padOut = 128 / bm.outType.getIntOrFloatBitWidth();
-    auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                                gpu::AddressSpace::Workgroup);
     staged = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({bm.m, bm.n + padOut}, bm.outType,
-                        MemRefLayoutAttrInterface(), workgroup));
+        b, loc, sharedType({bm.m, bm.n + padOut}, bm.outType));
   }
   Value groupRow = div(lane, 4);
   Value groupCol = mul(rem(lane, 4), 2);
@@ -247,16 +229,10 @@ scf::ForOp MmaSyncEmitter::emit() {
   warpRow = mul(div(warp, warpsN), c.warpM);
   warpCol = mul(rem(warp, warpsN), c.warpN);
 
-  auto workgroup = gpu::AddressSpaceAttr::get(b.getContext(),
-                                              gpu::AddressSpace::Workgroup);
   sharedA = memref::AllocOp::create(
-      b, loc,
-      MemRefType::get({c.stages, bm.m, c.tileK + c.padding}, bm.inType,
-                      MemRefLayoutAttrInterface(), workgroup));
+      b, loc, sharedType({c.stages, bm.m, c.tileK + c.padding}, bm.inType));
   sharedB = memref::AllocOp::create(
-      b, loc,
-      MemRefType::get({c.stages, c.tileK, bm.n + c.padding}, bm.inType,
-                      MemRefLayoutAttrInterface(), workgroup));
+      b, loc, sharedType({c.stages, c.tileK, bm.n + c.padding}, bm.inType));
 
   auto accType = VectorType::get({2, 2}, b.getF32Type());
   Value init = vector::BroadcastOp::create(b, loc, accType,

@@ -151,12 +151,12 @@ static FailureOr<TiledOperand> getTiledOperand(Value value,
 namespace {
 
 /// Emits the rewrite; all values are `index` unless stated.
-class WgmmaEmitter {
+class WgmmaEmitter : KernelBuilder {
 public:
   WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
                TiledOperand a, TiledOperand bOperand)
-      : b(rewriter), bm(bm), stages(stages), a(std::move(a)),
-        bOp(std::move(bOperand)), loc(bm.matmul.getLoc()),
+      : KernelBuilder(rewriter, bm.matmul.getLoc()), bm(bm), stages(stages),
+        a(std::move(a)), bOp(std::move(bOperand)),
         l(computeLayout(bm, stages)) {}
 
   /// Emits the host-side tensor maps before the launch and the kernel body
@@ -164,33 +164,9 @@ public:
   scf::ForOp emit();
 
 private:
-  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, int64_t y) {
-    return arith::MulIOp::create(b, loc, x, cst(y));
-  }
-  Value div(Value x, int64_t y) {
-    return arith::DivUIOp::create(b, loc, x, cst(y));
-  }
-  Value rem(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, cst(y));
-  }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value addC(Value x, int64_t y) { return y == 0 ? x : add(x, cst(y)); }
-  Value eq(Value x, int64_t y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, cst(y));
-  }
   /// Bit 0 of `x` as an i1 (an mbarrier phase parity).
   Value parity(Value x) {
     return arith::IndexCastOp::create(b, loc, b.getI1Type(), rem(x, 2));
-  }
-  Attribute workgroup() {
-    return gpu::AddressSpaceAttr::get(b.getContext(),
-                                      gpu::AddressSpace::Workgroup);
-  }
-  MemRefType sharedType(ArrayRef<int64_t> shape, Type element) {
-    return MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
-                           workgroup());
   }
   /// A view of the ring `bytes` past its 1024-byte aligned start.
   Value view(Value byteOffset, MemRefType type) {
@@ -202,15 +178,11 @@ private:
   scf::ForOp emitConsumers(Value consumer);
   void emitEpilogue(Value acc, Value consumer);
 
-  RewriterBase &b;
   BlockMatmul bm;
   int64_t stages;
   TiledOperand a, bOp;
-  Location loc;
   WgmmaLayout l;
   Value tid, raw, alignPad, full, empty, descA, descB;
-  nvgpu::MBarrierGroupType barrierType;
-  nvgpu::TensorMapDescriptorType mapTypeA, mapTypeB;
 };
 
 } // namespace
@@ -388,8 +360,8 @@ scf::ForOp WgmmaEmitter::emit() {
   alignPad = rem(sub(cst(kSwizzleAlign), rem(address, kSwizzleAlign)),
                  kSwizzleAlign);
 
-  barrierType = nvgpu::MBarrierGroupType::get(b.getContext(), workgroup(),
-                                              stages);
+  auto barrierType = nvgpu::MBarrierGroupType::get(
+      b.getContext(), workgroupSpace(), stages);
   full = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
   empty = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
   auto ifFirst = scf::IfOp::create(b, loc, eq(tid, 0), /*withElse=*/false);
