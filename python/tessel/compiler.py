@@ -53,6 +53,16 @@ def default_schedule(dtype, chip="sm_90"):
 _TARGET_CHIP = re.compile(r'tessel\.target_chip\s*=\s*"(sm_\w+)"')
 
 
+def _schedule_and_target(schedule, dtype, chip):
+    """The schedule library to use (`schedule`, or the default for `dtype`
+    on a `chip` GPU) and the chip to compile it for."""
+    schedule = (pathlib.Path(schedule) if schedule
+                else default_schedule(dtype, chip))
+    if not schedule.is_file():
+        raise TesselError(f"no schedule library '{schedule}'")
+    return schedule, target_chip(schedule, chip)
+
+
 def target_chip(schedule, chip):
     """The chip to compile `schedule` for on a `chip` GPU: the one the
     schedule declares (`tessel.target_chip`, e.g. sm_90a for wgmma, whose
@@ -150,11 +160,7 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
     TesselError with tessel-opt's located diagnostics.
     """
     workload = matmul_relu_key(m, n, k, dtype)
-    schedule = (pathlib.Path(schedule) if schedule
-                else default_schedule(dtype, chip))
-    if not schedule.is_file():
-        raise TesselError(f"no schedule library '{schedule}'")
-    chip = target_chip(schedule, chip)
+    schedule, chip = _schedule_and_target(schedule, dtype, chip)
     knob_text = _knob_text(knobs) if knobs else ""
     db = None
     if device is not None:
@@ -212,11 +218,7 @@ def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
     (nothing is written to `db` then: replayed times are not measurements).
     """
     workload = matmul_relu_key(m, n, k, dtype)
-    schedule = (pathlib.Path(schedule) if schedule
-                else default_schedule(dtype, chip))
-    if not schedule.is_file():
-        raise TesselError(f"no schedule library '{schedule}'")
-    chip = target_chip(schedule, chip)
+    schedule, chip = _schedule_and_target(schedule, dtype, chip)
     db = pathlib.Path(db) if db else user_database()
     db.parent.mkdir(parents=True, exist_ok=True)
     options = (f"schedule={schedule} strategy={strategy} budget={int(budget)} "
