@@ -25,6 +25,39 @@ int64_t BufferSpec::elementBytes() const {
       .Default(0);
 }
 
+std::optional<int> TensorMapSpec::swizzleCode() const {
+  return llvm::StringSwitch<std::optional<int>>(swizzle)
+      .Case("none", 0)
+      .Case("32b", 1)
+      .Case("64b", 2)
+      .Case("128b", 3)
+      .Default(std::nullopt);
+}
+
+std::optional<int> TensorMapSpec::l2PromotionCode() const {
+  return llvm::StringSwitch<std::optional<int>>(l2Promotion)
+      .Case("none", 0)
+      .Case("64b", 1)
+      .Case("128b", 2)
+      .Case("256b", 3)
+      .Default(std::nullopt);
+}
+
+std::optional<int> TensorMapSpec::oobFillCode() const {
+  return llvm::StringSwitch<std::optional<int>>(oobFill)
+      .Case("zero", 0)
+      .Case("nan", 1)
+      .Default(std::nullopt);
+}
+
+std::optional<int> TensorMapSpec::interleaveCode() const {
+  return llvm::StringSwitch<std::optional<int>>(interleave)
+      .Case("none", 0)
+      .Case("16b", 1)
+      .Case("32b", 2)
+      .Default(std::nullopt);
+}
+
 Value tessel::toJSON(const HostFunctionSpec &spec) {
   Array arguments;
   for (const BufferSpec &buffer : spec.arguments)
@@ -234,11 +267,8 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
         if (box < 1 || box > 256)
           return error("launch of '" + launch.kernel +
                        "' has a tensor map box size outside [1, 256]");
-      if (!llvm::is_contained({"none", "32b", "64b", "128b"}, map.swizzle) ||
-          !llvm::is_contained({"none", "64b", "128b", "256b"},
-                              map.l2Promotion) ||
-          !llvm::is_contained({"zero", "nan"}, map.oobFill) ||
-          !llvm::is_contained({"none", "16b", "32b"}, map.interleave))
+      if (!map.swizzleCode() || !map.l2PromotionCode() ||
+          !map.oobFillCode() || !map.interleaveCode())
         return error("launch of '" + launch.kernel +
                      "' has a tensor map with an unknown swizzle, "
                      "l2_promotion, oob_fill or interleave");

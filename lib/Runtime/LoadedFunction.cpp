@@ -80,30 +80,9 @@ tensorMapEncoding(const BufferSpec &buffer, const TensorMapSpec &map) {
     }
     stride *= dim;
   }
-  std::optional<int> swizzle = llvm::StringSwitch<std::optional<int>>(
-                                   map.swizzle)
-                                   .Case("none", 0)
-                                   .Case("32b", 1)
-                                   .Case("64b", 2)
-                                   .Case("128b", 3)
-                                   .Default(std::nullopt);
-  std::optional<int> l2 = llvm::StringSwitch<std::optional<int>>(
-                              map.l2Promotion)
-                              .Case("none", 0)
-                              .Case("64b", 1)
-                              .Case("128b", 2)
-                              .Case("256b", 3)
-                              .Default(std::nullopt);
-  std::optional<int> oob = llvm::StringSwitch<std::optional<int>>(map.oobFill)
-                               .Case("zero", 0)
-                               .Case("nan", 1)
-                               .Default(std::nullopt);
-  std::optional<int> interleave = llvm::StringSwitch<std::optional<int>>(
-                                      map.interleave)
-                                      .Case("none", 0)
-                                      .Case("16b", 1)
-                                      .Case("32b", 2)
-                                      .Default(std::nullopt);
+  std::optional<int> swizzle = map.swizzleCode(),
+                     l2 = map.l2PromotionCode(), oob = map.oobFillCode(),
+                     interleave = map.interleaveCode();
   if (!swizzle || !l2 || !oob || !interleave)
     return fail("unknown tensor map swizzle, l2_promotion, oob_fill or "
                 "interleave value");

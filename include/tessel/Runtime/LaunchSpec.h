@@ -41,6 +41,13 @@ struct TensorMapSpec {
   std::string l2Promotion = "none"; // "none", "64b", "128b", "256b"
   std::string oobFill = "zero";    // "zero", "nan"
   std::string interleave = "none"; // "none", "16b", "32b"
+
+  /// The CUtensorMap{Swizzle, L2promotion, FloatOOBfill, Interleave} values
+  /// of the fields; nullopt for a name that is not one of those above.
+  std::optional<int> swizzleCode() const;
+  std::optional<int> l2PromotionCode() const;
+  std::optional<int> oobFillCode() const;
+  std::optional<int> interleaveCode() const;
 };
 
 /// One kernel parameter: a buffer (bare pointer to a host-function
