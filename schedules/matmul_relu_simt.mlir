@@ -40,7 +40,9 @@ module attributes {transform.with_named_sequence} {
         : !transform.any_op, !transform.param<i64>, !transform.param<i64>
 
     // Step 2. Tile the ReLU to thread blocks and fuse its producers into
-    // the block loop.
+    // the block loop. Where tile_m or tile_n does not divide M or N, the
+    // last block moves back to end at the matrix's edge (it overlaps its
+    // neighbour): every block tile is full and statically shaped.
     %relu_b, %forall_b = transform.structured.tile_using_forall %relu
         tile_sizes [%tile_m, %tile_n]
         (mapping = [#gpu.block<y>, #gpu.block<x>])
@@ -52,9 +54,17 @@ module attributes {transform.with_named_sequence} {
     %fill_b, %f1 = transform.structured.fuse_into_containing_op %fill
         into %f0
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.tessel.shift_partial_tiles %f1 : !transform.any_op
+    %func_s = transform.structured.match ops{["func.func"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %func_s {
+      transform.apply_patterns.canonicalization
+      transform.apply_patterns.linalg.tiling_canonicalization
+    } : !transform.any_op
 
     // Step 3. Tile the block's ReLU to threads and fuse again: each thread
-    // owns a thread_m x thread_n tile of C and its accumulator.
+    // owns a thread_m x thread_n tile of C and its accumulator (shifted
+    // back like the blocks where the block tile is not a multiple of it).
     %relu_t, %forall_t = transform.structured.tile_using_forall %relu_b
         tile_sizes [%thread_m, %thread_n]
         (mapping = [#gpu.thread<y>, #gpu.thread<x>])
@@ -66,12 +76,23 @@ module attributes {transform.with_named_sequence} {
     %fill_t, %f3 = transform.structured.fuse_into_containing_op %fill_b
         into %f2
         : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.tessel.shift_partial_tiles %f3 : !transform.any_op
+    transform.apply_patterns to %func_s {
+      transform.apply_patterns.canonicalization
+      transform.apply_patterns.linalg.tiling_canonicalization
+    } : !transform.any_op
 
-    // Step 4. Tile K.
+    // Step 4. Tile K. Where tile_k does not divide K, the last step's
+    // slices of A and B are padded with zeros to tile_k (out-of-bounds
+    // reads once vectorized).
     %matmul_k, %loop_k = transform.structured.tile_using_for %matmul_t
         tile_sizes [0, 0, %tile_k]
         : (!transform.any_op, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op)
+    %padded, %pad, %copy = transform.structured.pad %matmul_k {
+        padding_dimensions = [2], copy_back_op = "none"}
+        : (!transform.any_op)
+        -> (!transform.any_op, !transform.any_op, !transform.any_op)
 
     // Step 5. Vectorize, and keep the accumulator in registers across the K
     // loop.
@@ -81,7 +102,8 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.canonicalization
       transform.apply_patterns.linalg.tiling_canonicalization
     } : !transform.any_op
-    %vfunc = transform.structured.vectorize_children_and_apply_patterns %func
+    %vfunc = transform.structured.vectorize_children_and_apply_patterns %func {
+        vectorize_padding}
         : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %vfunc {
       transform.apply_patterns.canonicalization

@@ -3,8 +3,11 @@
 #include "BlockMatmul.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 using namespace mlir;
 using namespace tessel;
@@ -51,7 +54,24 @@ static LogicalResult checkEpilogue(linalg::GenericOp generic, Value acc,
   return success();
 }
 
-/// Finds the matmul's fill and epilogue and checks shapes and types.
+std::optional<int64_t> tessel::rowStride(MemRefType type) {
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (type.getRank() != 2 ||
+      failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1 ||
+      ShapedType::isDynamic(strides[0]))
+    return std::nullopt;
+  return strides[0];
+}
+
+/// Whether dimension `dim` of `x` and `y` provably has the same size.
+static bool sameSize(Value x, Value y, int64_t dim) {
+  FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+      ValueBoundsConstraintSet::Variable(x, dim),
+      ValueBoundsConstraintSet::Variable(y, dim));
+  return succeeded(equal) && *equal;
+}
+
 DiagnosedSilenceableFailure
 tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
                          Operation *target, StringRef what, BlockMatmul &bm) {
@@ -62,56 +82,60 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
     return diag;
   };
 
-  auto matmul = dyn_cast<linalg::MatmulOp>(target);
-  if (!matmul || !matmul.hasPureBufferSemantics())
-    return fail("expected a linalg.matmul on memrefs (bufferize first)");
-  if (matmul.hasUserDefinedMaps())
-    return fail("expected a linalg.matmul without transposed or broadcast "
-                "operands (no indexing_maps)");
-  bm.matmul = matmul;
-  bm.launch = matmul->getParentOfType<gpu::LaunchOp>();
+  std::string why;
+  FailureOr<Contraction> contraction = inferContraction(target, why);
+  if (failed(contraction))
+    return fail(why);
+  bm.contraction = *contraction;
+  Contraction &c = bm.contraction;
+  if (!c.op.hasPureBufferSemantics())
+    return fail("expected the contraction on memrefs (bufferize first)");
+  if (!c.batch.empty() || c.lhsTransposed || c.rhsTransposed)
+    return fail("the " + what + " rewrite needs A[m,k] and B[k,n] without "
+                "batch dimensions; this contraction is " + c.layoutName());
+  bm.launch = target->getParentOfType<gpu::LaunchOp>();
   if (!bm.launch)
-    return fail("expected the matmul inside a gpu.launch (map the block "
-                "forall with transform.gpu.map_forall_to_blocks first)");
+    return fail("expected the contraction inside a gpu.launch (map the "
+                "block forall with transform.gpu.map_forall_to_blocks "
+                "first)");
   for (Value dim : {bm.launch.getBlockSizeX(), bm.launch.getBlockSizeY(),
                     bm.launch.getBlockSizeZ()})
     if (getConstantIntValue(dim) != 1)
       return fail("expected a gpu.launch with a 1x1x1 block: its threads "
                   "are laid out by this rewrite");
 
-  bm.a = matmul.getDpsInputOperand(0)->get();
-  bm.b = matmul.getDpsInputOperand(1)->get();
-  bm.acc = matmul.getDpsInitOperand(0)->get();
+  bm.a = c.lhs;
+  bm.b = c.rhs;
+  bm.acc = c.acc;
   auto aType = cast<MemRefType>(bm.a.getType());
   auto bType = cast<MemRefType>(bm.b.getType());
-  auto accType = cast<MemRefType>(bm.acc.getType());
-  if (!aType.hasStaticShape() || !bType.hasStaticShape() ||
-      !accType.hasStaticShape())
-    return fail("dynamic shapes are not supported");
-  bm.m = aType.getDimSize(0);
-  bm.k = aType.getDimSize(1);
-  bm.n = bType.getDimSize(1);
-  bm.inType = aType.getElementType();
+  bm.inType = c.lhsElementType;
   if (!(bm.inType.isF16() || bm.inType.isBF16()) ||
-      bType.getElementType() != bm.inType ||
-      !accType.getElementType().isF32())
+      c.rhsElementType != bm.inType || !c.accElementType.isF32())
     return fail(what + " needs f16 or bf16 inputs (both the same) and an "
                        "f32 accumulator");
-  for (MemRefType type : {aType, bType}) {
-    int64_t offset;
-    SmallVector<int64_t> strides;
-    if (failed(type.getStridesAndOffset(strides, offset)) ||
-        strides.back() != 1 || ShapedType::isDynamic(strides.front()) ||
-        strides.front() % 8 != 0)
-      return fail("expected row-major A and B with rows of a multiple of 8 "
-                  "elements (16-byte aligned copies)");
-  }
+  if (!rowStride(aType) || !rowStride(bType))
+    return fail("expected A and B with rows of unit inner stride and a "
+                "static row stride");
+  if (ShapedType::isDynamic(c.k))
+    return fail("expected the whole K dimension in the block (K = ? is "
+                "dynamic: do not tile K before this rewrite)");
+  FailureOr<int64_t> m = constantUpperBound(bm.a, 0);
+  FailureOr<int64_t> n = constantUpperBound(bm.b, 1);
+  if (failed(m) || failed(n))
+    return fail("cannot bound the block tile's M and N extents by "
+                "constants (tile the block loop with constant tile sizes)");
+  bm.m = *m;
+  bm.n = *n;
+  bm.k = c.k;
+  if (bm.m <= 0 || bm.n <= 0 || bm.k <= 0)
+    return fail("the block tile is empty (M, N or K is 0)");
 
   // The accumulator: zeroed by one fill, then either read by one
   // elementwise generic (a temporary buffer) or itself the output.
   for (OpOperand &use : bm.acc.getUses()) {
     Operation *user = use.getOwner();
-    if (user == matmul || isa<memref::DeallocOp>(user))
+    if (user == target || isa<memref::DeallocOp>(user))
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(user)) {
       if (bm.fill)
@@ -126,20 +150,20 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
       continue;
     }
     DiagnosedSilenceableFailure diag =
-        fail("the accumulator may only be used by a linalg.fill, the matmul "
-             "and one elementwise linalg.generic");
+        fail("the accumulator may only be used by a linalg.fill, the "
+             "contraction and one elementwise linalg.generic");
     diag.attachNote(user->getLoc()) << "other use";
     return diag;
   }
-  if (!bm.fill || bm.fill->getBlock() != matmul->getBlock() ||
-      !bm.fill->isBeforeInBlock(matmul))
+  if (!bm.fill || bm.fill->getBlock() != target->getBlock() ||
+      !bm.fill->isBeforeInBlock(target))
     return fail("expected the accumulator to be zeroed by a linalg.fill "
-                "before the matmul, in the same block");
+                "before the contraction, in the same block");
   if (bm.epilogue) {
-    std::string why;
-    if (bm.epilogue->getBlock() != matmul->getBlock() ||
-        !matmul->isBeforeInBlock(bm.epilogue))
-      return fail("expected the epilogue after the matmul, in the same block");
+    if (bm.epilogue->getBlock() != target->getBlock() ||
+        !target->isBeforeInBlock(bm.epilogue))
+      return fail("expected the epilogue after the contraction, in the same "
+                  "block");
     if (failed(checkEpilogue(bm.epilogue, bm.acc, why)))
       return fail(why);
     if (!bm.acc.getDefiningOp<memref::AllocOp>())
@@ -151,11 +175,8 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
   }
   auto outType = cast<MemRefType>(bm.out.getType());
   bm.outType = outType.getElementType();
-  int64_t offset;
-  SmallVector<int64_t> strides;
-  if (outType.getShape() != accType.getShape() ||
-      failed(outType.getStridesAndOffset(strides, offset)) ||
-      strides.back() != 1)
+  if (!rowStride(outType) || !sameSize(bm.out, bm.acc, 0) ||
+      !sameSize(bm.out, bm.acc, 1))
     return fail("expected a row-major output of the accumulator's shape");
   return DiagnosedSilenceableFailure::success();
 }
@@ -190,7 +211,7 @@ Value tessel::applyEpilogue(OpBuilder &b, Location loc, const BlockMatmul &bm,
 void tessel::eraseBlockMatmul(RewriterBase &rewriter, const BlockMatmul &bm) {
   if (bm.epilogue)
     rewriter.eraseOp(bm.epilogue);
-  rewriter.eraseOp(bm.matmul);
+  rewriter.eraseOp(bm.op());
   rewriter.eraseOp(bm.fill);
   if (auto alloc = bm.acc.getDefiningOp<memref::AllocOp>()) {
     for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
@@ -199,4 +220,80 @@ void tessel::eraseBlockMatmul(RewriterBase &rewriter, const BlockMatmul &bm) {
     if (alloc->use_empty())
       rewriter.eraseOp(alloc);
   }
+}
+
+FailureOr<TiledOperand> tessel::getTiledOperand(Value value,
+                                                gpu::LaunchOp launch) {
+  TiledOperand t;
+  if (auto subview = value.getDefiningOp<memref::SubViewOp>()) {
+    if (!subview.hasUnitStride())
+      return failure();
+    t.source = subview.getSource();
+    t.offsets = subview.getMixedOffsets();
+  } else {
+    t.source = value;
+    t.offsets.assign(2, OpFoldResult(IntegerAttr::get(
+                            IndexType::get(value.getContext()), 0)));
+  }
+  auto type = dyn_cast<MemRefType>(t.source.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+      !rowStride(type) ||
+      launch.getBody().isAncestor(t.source.getParentRegion()))
+    return failure();
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// KernelBuilder
+//===----------------------------------------------------------------------===//
+
+Value KernelBuilder::dim(Value memref, int64_t i) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (!type.isDynamicDim(i))
+    return cst(type.getDimSize(i));
+  return memref::DimOp::create(b, loc, memref, i);
+}
+
+void KernelBuilder::forEachChunk(
+    Value tid, int64_t rows, int64_t cols, int64_t width, int64_t threads,
+    Value validRows, Value validCols,
+    function_ref<void(Value, Value, Value)> body) {
+  auto covers = [](Value valid, int64_t extent) {
+    std::optional<int64_t> v = valid ? getConstantIntValue(valid) : extent;
+    return v && *v >= extent;
+  };
+  bool full = covers(validRows, rows) && covers(validCols, cols);
+  int64_t chunksPerRow = cols / width;
+  for (int64_t j = 0, e = rows * chunksPerRow / threads; j < e; ++j) {
+    Value chunk = addC(tid, j * threads);
+    Value row = div(chunk, chunksPerRow);
+    Value col = mul(rem(chunk, chunksPerRow), width);
+    if (full) {
+      body(row, col, cst(width));
+      continue;
+    }
+    Value zero = cst(0);
+    // validCols - col, clamped to [0, width]; signed, as col may pass it.
+    Value left = validCols ? sub(validCols, col) : sub(cst(cols), col);
+    left = arith::MaxSIOp::create(b, loc, left, zero);
+    left = arith::MinSIOp::create(b, loc, left, cst(width));
+    body(row, col, validRows ? select(ult(row, validRows), left, zero) : left);
+  }
+}
+
+void KernelBuilder::storeValid(Value value, Value dest, ValueRange indices,
+                               Value valid) {
+  int64_t width = cast<VectorType>(value.getType()).getNumElements();
+  if (getConstantIntValue(valid) == width) {
+    vector::StoreOp::create(b, loc, value, dest, indices);
+    return;
+  }
+  auto full = scf::IfOp::create(b, loc, eq(valid, width), /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(full.thenBlock());
+  vector::StoreOp::create(b, loc, value, dest, indices);
+  b.setInsertionPointToStart(full.elseBlock());
+  Value mask = vector::CreateMaskOp::create(
+      b, loc, VectorType::get({width}, b.getI1Type()), ValueRange{valid});
+  vector::MaskedStoreOp::create(b, loc, dest, indices, mask, value);
 }

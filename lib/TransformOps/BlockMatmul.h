@@ -1,15 +1,20 @@
 //===- BlockMatmul.h - A thread block's matmul and its epilogue -*- C++ -*-===//
 //
 // What the tensor-core rewrites (mma.sync, wgmma) read from the payload: a
-// linalg.matmul that one thread block computes inside a gpu.launch, the
+// contraction that one thread block computes inside a gpu.launch, the
 // linalg.fill zeroing its accumulator and the elementwise linalg.generic
-// consuming it. Shared so that both rewrites accept the same payloads with
-// the same diagnostics.
+// consuming it, and the block tile's bounds (a partial tile at the edge of
+// the problem has dynamic sizes bounded by the tile size). Shared so that
+// both rewrites accept the same payloads with the same diagnostics, and
+// with KernelBuilder, the one place where tiles are walked and residues
+// masked.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_LIB_TRANSFORMOPS_BLOCKMATMUL_H
 #define TESSEL_LIB_TRANSFORMOPS_BLOCKMATMUL_H
+
+#include "tessel/Analysis/Contraction.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -21,19 +26,26 @@ namespace tessel {
 /// What a rewrite reads from the payload, collected and checked before
 /// anything is changed.
 struct BlockMatmul {
-  mlir::linalg::MatmulOp matmul;
+  Contraction contraction;
   mlir::gpu::LaunchOp launch;
   mlir::linalg::FillOp fill;
-  /// The elementwise consumer of the accumulator; null when the matmul
+  /// The elementwise consumer of the accumulator; null when the contraction
   /// accumulates directly into the output.
   mlir::linalg::GenericOp epilogue;
   mlir::Value a, b, acc, out;
+  /// The block tile: M and N are the constant bounds of the block's extents
+  /// (the tile size; a partial tile at the problem's edge is smaller at run
+  /// time), K the whole reduction.
   int64_t m = 0, n = 0, k = 0;
   mlir::Type inType, outType;
+
+  mlir::Operation *op() const { return contraction.op; }
+  mlir::Location loc() const { return contraction.op->getLoc(); }
 };
 
-/// Finds the matmul's fill and epilogue and checks shapes and types: f16 or
-/// bf16 inputs (both the same), an f32 accumulator, row-major operands.
+/// Finds the contraction's fill and epilogue and checks shapes and types:
+/// f16 or bf16 inputs (both the same), an f32 accumulator, A[m,k] and
+/// B[k,n] with unit inner strides, block extents with constant bounds.
 /// `what` names the instruction in diagnostics ("mma.sync", "wgmma").
 mlir::DiagnosedSilenceableFailure
 matchBlockMatmul(mlir::transform::TransformOpInterface transformOp,
@@ -45,13 +57,30 @@ matchBlockMatmul(mlir::transform::TransformOpInterface transformOp,
 mlir::Value applyEpilogue(mlir::OpBuilder &b, mlir::Location loc,
                           const BlockMatmul &bm, mlir::Value values);
 
-/// Erases the matmul, its fill, its epilogue and a temporary accumulator
-/// once a rewrite has replaced them.
+/// Erases the contraction, its fill, its epilogue and a temporary
+/// accumulator once a rewrite has replaced them.
 void eraseBlockMatmul(mlir::RewriterBase &rewriter, const BlockMatmul &bm);
 
-/// What the rewrites' emitters build kernels from: index arithmetic and
-/// workgroup-memory types at one location. Values are `index` unless
-/// stated.
+/// A tile operand read through the whole buffer it is a tile of: the
+/// buffer (defined outside the launch) and the tile's offsets in it.
+struct TiledOperand {
+  mlir::Value source;
+  llvm::SmallVector<mlir::OpFoldResult> offsets;
+};
+
+/// Reads `value` as a unit-stride tile (memref.subview, or the buffer
+/// itself) of a 2-D buffer with a unit inner stride defined outside
+/// `launch`; failure otherwise.
+mlir::FailureOr<TiledOperand> getTiledOperand(mlir::Value value,
+                                              mlir::gpu::LaunchOp launch);
+
+/// The row stride of a 2-D memref with a unit inner stride, in elements,
+/// or nullopt when dynamic or not strided.
+std::optional<int64_t> rowStride(mlir::MemRefType type);
+
+/// What the rewrites' emitters build kernels from: index arithmetic,
+/// workgroup-memory types and the tile walk with its residue masks, at one
+/// location. Values are `index` unless stated.
 class KernelBuilder {
 protected:
   KernelBuilder(mlir::OpBuilder &b, mlir::Location loc) : b(b), loc(loc) {}
@@ -81,6 +110,15 @@ protected:
     return mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::eq,
                                        x, cst(y));
   }
+  mlir::Value ult(mlir::Value x, mlir::Value y) {
+    return mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::ult,
+                                       x, y);
+  }
+  mlir::Value select(mlir::Value c, mlir::Value x, mlir::Value y) {
+    return mlir::arith::SelectOp::create(b, loc, c, x, y);
+  }
+  /// Dimension `i` of a memref (a constant when static).
+  mlir::Value dim(mlir::Value memref, int64_t i);
   /// The workgroup (shared) memory space.
   mlir::Attribute workgroupSpace() {
     return mlir::gpu::AddressSpaceAttr::get(
@@ -93,6 +131,26 @@ protected:
                                  mlir::MemRefLayoutAttrInterface(),
                                  workgroupSpace());
   }
+
+  /// Visits a `rows x cols` tile in chunks of `width` consecutive elements
+  /// of a row, spread over `threads` threads: thread `tid` takes chunks
+  /// tid, tid + threads, ..., so that consecutive threads take consecutive
+  /// chunks of a row (coalesced); `rows * cols / width` must be a multiple
+  /// of `threads`. Calls `body(row, col, valid)` for each of the thread's
+  /// chunks, where `valid` counts the chunk's elements inside the region
+  /// [0, validRows) x [0, validCols) of the tile: 0 for a row outside it,
+  /// else min(width, max(validCols - col, 0)). It is the constant `width`
+  /// when the valid region provably covers the tile (null extents mean the
+  /// whole tile).
+  void forEachChunk(
+      mlir::Value tid, int64_t rows, int64_t cols, int64_t width,
+      int64_t threads, mlir::Value validRows, mlir::Value validCols,
+      llvm::function_ref<void(mlir::Value, mlir::Value, mlir::Value)> body);
+  /// Stores the 1-D vector `value` at `dest[indices]`, only its first
+  /// `valid` elements (all when `valid` is the constant width): a full
+  /// store when all are valid at run time, a masked one otherwise.
+  void storeValid(mlir::Value value, mlir::Value dest,
+                  mlir::ValueRange indices, mlir::Value valid);
 
   mlir::OpBuilder &b;
   mlir::Location loc;

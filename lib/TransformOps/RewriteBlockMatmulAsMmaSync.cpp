@@ -54,9 +54,8 @@ static int64_t blockThreads(const BlockMatmul &bm, const MmaConfig &c) {
 static std::string checkConfig(const BlockMatmul &bm, const MmaConfig &c) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
-  if (c.tileK <= 0 || c.tileK % kMmaK != 0 || bm.k % c.tileK != 0)
-    os << "tile_k = " << c.tileK << " must be a multiple of " << kMmaK
-       << " that divides K = " << bm.k;
+  if (c.tileK <= 0 || c.tileK % kMmaK != 0)
+    os << "tile_k = " << c.tileK << " must be a multiple of " << kMmaK;
   else if (c.warpM <= 0 || c.warpM % kMmaM != 0 || bm.m % c.warpM != 0)
     os << "warp tile M = " << c.warpM << " must be a multiple of " << kMmaM
        << " that divides the block tile M = " << bm.m;
@@ -93,16 +92,20 @@ class MmaSyncEmitter : KernelBuilder {
 public:
   MmaSyncEmitter(RewriterBase &rewriter, BlockMatmul bm,
                  const MmaConfig &c)
-      : KernelBuilder(rewriter, bm.matmul.getLoc()), bm(bm), c(c) {}
+      : KernelBuilder(rewriter, bm.loc()), bm(bm), c(c) {}
 
   scf::ForOp emit();
 
 private:
 
   /// Copies one tile (rows x cols of `src` at [row0, col0]) into buffer
-  /// `stage` of `shared`, in 16-byte chunks spread over all threads.
-  void emitTileCopy(Value src, Value row0, Value col0, Value shared,
-                    Value stage, int64_t rows, int64_t cols);
+  /// `stage` of `shared`, in 16-byte chunks spread over all threads. Only
+  /// the part of the tile inside `src`'s first validRows x validCols
+  /// elements is read; the rest is zero-filled (cp.async with a smaller
+  /// source size once the copies become asynchronous).
+  void emitTileCopy(Value src, Value row0, Value col0, Value validRows,
+                    Value validCols, Value shared, Value stage, int64_t rows,
+                    int64_t cols);
   /// One K-tile of warp-level mma.sync; returns the new accumulators.
   SmallVector<Value> emitCompute(Value stage, ValueRange accs);
   /// Applies the epilogue to the accumulators and stores them.
@@ -117,22 +120,36 @@ private:
 } // namespace
 
 void MmaSyncEmitter::emitTileCopy(Value src, Value row0, Value col0,
+                                  Value validRows, Value validCols,
                                   Value shared, Value stage, int64_t rows,
                                   int64_t cols) {
   auto vecType = VectorType::get({kCopyElems}, bm.inType);
+  auto maskType = VectorType::get({kCopyElems}, b.getI1Type());
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(bm.inType));
-  int64_t chunksPerRow = cols / kCopyElems;
-  for (int64_t j = 0, e = rows * chunksPerRow / threads; j < e; ++j) {
-    Value chunk = addC(tid, j * threads);
-    Value row = div(chunk, chunksPerRow);
-    Value col = mul(rem(chunk, chunksPerRow), kCopyElems);
-    Value v = vector::TransferReadOp::create(
-        b, loc, vecType, src, ValueRange{add(row0, row), add(col0, col)},
-        zero, ArrayRef<bool>{true});
-    vector::TransferWriteOp::create(b, loc, v, shared,
-                                    ValueRange{stage, row, col},
-                                    ArrayRef<bool>{true});
-  }
+  forEachChunk(
+      tid, rows, cols, kCopyElems, threads, validRows, validCols,
+      [&](Value row, Value col, Value valid) {
+        Value srcRow = add(row0, row), srcCol = add(col0, col);
+        Value mask;
+        if (getConstantIntValue(valid) != kCopyElems) {
+          // A chunk with nothing to read still gets an address inside the
+          // buffer: the tile's first element.
+          Value any = ult(cst(0), valid);
+          srcRow = select(any, srcRow, row0);
+          srcCol = select(any, srcCol, col0);
+          mask = vector::CreateMaskOp::create(b, loc, maskType,
+                                              ValueRange{valid});
+        }
+        auto read = vector::TransferReadOp::create(
+            b, loc, vecType, src, ValueRange{srcRow, srcCol}, zero,
+            ArrayRef<bool>{true});
+        if (mask)
+          read.getMaskMutable().assign(mask);
+        Value v = read;
+        vector::TransferWriteOp::create(b, loc, v, shared,
+                                        ValueRange{stage, row, col},
+                                        ArrayRef<bool>{true});
+      });
 }
 
 SmallVector<Value> MmaSyncEmitter::emitCompute(Value stage, ValueRange accs) {
@@ -188,6 +205,10 @@ void MmaSyncEmitter::emitEpilogue(ValueRange accs) {
   }
   Value groupRow = div(lane, 4);
   Value groupCol = mul(rem(lane, 4), 2);
+  // Direct stores of a partial tile keep only its valid part.
+  Value validRows = dim(bm.out, 0), validCols = dim(bm.out, 1);
+  bool full = getConstantIntValue(validRows) >= bm.m &&
+              getConstantIntValue(validCols) >= bm.n;
   for (int64_t mi = 0; mi < fragsM; ++mi)
     for (int64_t ni = 0; ni < fragsN; ++ni)
       for (int64_t half = 0; half < 2; ++half) {
@@ -195,8 +216,16 @@ void MmaSyncEmitter::emitEpilogue(ValueRange accs) {
                                                ArrayRef<int64_t>{half});
         Value row = add(addC(warpRow, mi * kMmaM + 8 * half), groupRow);
         Value col = add(addC(warpCol, ni * kMmaN), groupCol);
-        vector::StoreOp::create(b, loc, applyEpilogue(b, loc, bm, pair), staged,
-                                ValueRange{row, col});
+        Value value = applyEpilogue(b, loc, bm, pair);
+        if (c.stageOutput || full) {
+          vector::StoreOp::create(b, loc, value, staged, ValueRange{row, col});
+          continue;
+        }
+        Value left = arith::MaxSIOp::create(b, loc, sub(validCols, col),
+                                            cst(0));
+        left = arith::MinSIOp::create(b, loc, left, cst(2));
+        storeValid(value, staged, ValueRange{row, col},
+                   select(ult(row, validRows), left, cst(0)));
       }
   if (!c.stageOutput)
     return;
@@ -206,15 +235,12 @@ void MmaSyncEmitter::emitEpilogue(ValueRange accs) {
   gpu::BarrierOp::create(b, loc);
   int64_t elems = padOut;
   auto vecType = VectorType::get({elems}, bm.outType);
-  int64_t chunksPerRow = bm.n / elems;
-  for (int64_t j = 0, e = bm.m * chunksPerRow / threads; j < e; ++j) {
-    Value chunk = addC(tid, j * threads);
-    Value row = div(chunk, chunksPerRow);
-    Value col = mul(rem(chunk, chunksPerRow), elems);
-    Value v = vector::LoadOp::create(b, loc, vecType, staged,
-                                     ValueRange{row, col});
-    vector::StoreOp::create(b, loc, v, bm.out, ValueRange{row, col});
-  }
+  forEachChunk(tid, bm.m, bm.n, elems, threads, validRows, validCols,
+               [&](Value row, Value col, Value valid) {
+                 Value v = vector::LoadOp::create(b, loc, vecType, staged,
+                                                  ValueRange{row, col});
+                 storeValid(v, bm.out, ValueRange{row, col}, valid);
+               });
 }
 
 scf::ForOp MmaSyncEmitter::emit() {
@@ -251,8 +277,11 @@ scf::ForOp MmaSyncEmitter::emit() {
         Value copyStage = rem(div(kb, c.tileK), c.stages);
         gpu::BarrierOp::create(b, loc);
         Value zero = cst(0);
-        emitTileCopy(bm.a, zero, kb, sharedA, copyStage, bm.m, c.tileK);
-        emitTileCopy(bm.b, kb, zero, sharedB, copyStage, c.tileK, bm.n);
+        Value kLeft = bm.k % c.tileK == 0 ? cst(c.tileK) : sub(cst(bm.k), kb);
+        emitTileCopy(bm.a, zero, kb, dim(bm.a, 0), kLeft, sharedA, copyStage,
+                     bm.m, c.tileK);
+        emitTileCopy(bm.b, kb, zero, kLeft, dim(bm.b, 1), sharedB, copyStage,
+                     c.tileK, bm.n);
         gpu::BarrierOp::create(b, loc);
         Value computeStage = rem(div(kb, c.tileK), c.stages);
         scf::YieldOp::create(b, loc, emitCompute(computeStage, accs));
@@ -288,6 +317,25 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
         matchBlockMatmul(transformOp, target, "mma.sync", bm);
     if (!diag.succeeded())
       return diag;
+    // A block extent smaller than one warp tile (the whole dimension fits
+    // in one block) is computed as one warp tile; the rest is zero-filled
+    // and not stored.
+    auto a = cast<MemRefType>(bm.a.getType());
+    auto bType = cast<MemRefType>(bm.b.getType());
+    if (!a.isDynamicDim(0) && bm.m < config.warpM)
+      bm.m = config.warpM;
+    if (!bType.isDynamicDim(1) && bm.n < config.warpN)
+      bm.n = config.warpN;
+    for (MemRefType type : {a, bType})
+      if (*rowStride(type) * bm.inType.getIntOrFloatBitWidth() / 8 % 16 !=
+          0) {
+        DiagnosedSilenceableFailure diag =
+            emitSilenceableError()
+            << "the rows of A or B are not 16-byte aligned (16-byte "
+               "cp.async copies need 16-byte row strides)";
+        diag.attachNote(target->getLoc()) << "target op";
+        return diag;
+      }
     if (std::string why = checkConfig(bm, config); !why.empty()) {
       DiagnosedSilenceableFailure diag = emitSilenceableError() << why;
       diag.attachNote(target->getLoc()) << "target op";
@@ -300,8 +348,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
     if (!diag.succeeded())
       return diag;
 
-    Operation *last = bm.epilogue ? bm.epilogue.getOperation()
-                                  : bm.matmul.getOperation();
+    Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);
     MmaSyncEmitter emitter(rewriter, bm, config);
     loops.push_back(emitter.emit());

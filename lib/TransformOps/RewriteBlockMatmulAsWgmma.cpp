@@ -73,12 +73,6 @@ struct WgmmaLayout {
   int64_t sharedBytes = 0;
 };
 
-/// A tiled operand: the whole (host) buffer and the tile's offsets in it.
-struct TiledOperand {
-  Value source;
-  SmallVector<OpFoldResult> offsets;
-};
-
 } // namespace
 
 static WgmmaLayout computeLayout(const BlockMatmul &bm, int64_t stages) {
@@ -100,16 +94,12 @@ static std::string checkConfig(const BlockMatmul &bm, int64_t stages) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
   WgmmaLayout l = computeLayout(bm, stages);
-  if (bm.m % kWgmmaM != 0 || bm.m > kMaxBoxDim)
-    os << "the block tile M = " << bm.m << " must be a multiple of "
-       << kWgmmaM << " (one consumer warpgroup per 64 rows) and at most "
-       << kMaxBoxDim;
-  else if (bm.n % kBoxN != 0 || bm.n > kMaxBoxDim)
-    os << "the block tile N = " << bm.n << " must be a multiple of " << kBoxN
-       << " and at most " << kMaxBoxDim << " (one wgmma instruction)";
-  else if (bm.k % kTileK != 0)
-    os << "K = " << bm.k << " must be a multiple of " << kTileK
-       << " (the 128-byte swizzled K tile)";
+  if (bm.m > kMaxBoxDim)
+    os << "the block tile M = " << bm.m << " must be at most " << kMaxBoxDim
+       << " (one TMA box; one consumer warpgroup per 64 rows)";
+  else if (bm.n > kMaxBoxDim)
+    os << "the block tile N = " << bm.n << " must be at most " << kMaxBoxDim
+       << " (one wgmma instruction)";
   else if (stages < 2)
     os << "stages = " << stages << " must be at least 2";
   else if (bm.n / 2 > kMaxAccumulatorRegs)
@@ -126,28 +116,6 @@ static std::string checkConfig(const BlockMatmul &bm, int64_t stages) {
   return msg;
 }
 
-/// Reads `value` as a tile of a buffer defined outside `launch`.
-static FailureOr<TiledOperand> getTiledOperand(Value value,
-                                               gpu::LaunchOp launch) {
-  TiledOperand t;
-  if (auto subview = value.getDefiningOp<memref::SubViewOp>()) {
-    if (!subview.hasUnitStride())
-      return failure();
-    t.source = subview.getSource();
-    t.offsets = subview.getMixedOffsets();
-  } else {
-    t.source = value;
-    t.offsets.assign(2, OpFoldResult(IntegerAttr::get(
-                            IndexType::get(value.getContext()), 0)));
-  }
-  auto type = dyn_cast<MemRefType>(t.source.getType());
-  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity() ||
-      launch.getBody().isAncestor(t.source.getParentRegion()))
-    return failure();
-  return t;
-}
-
 namespace {
 
 /// Emits the rewrite; all values are `index` unless stated.
@@ -155,7 +123,7 @@ class WgmmaEmitter : KernelBuilder {
 public:
   WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
                TiledOperand a, TiledOperand bOperand)
-      : KernelBuilder(rewriter, bm.matmul.getLoc()), bm(bm), stages(stages),
+      : KernelBuilder(rewriter, bm.loc()), bm(bm), stages(stages),
         a(std::move(a)), bOp(std::move(bOperand)),
         l(computeLayout(bm, stages)) {}
 
@@ -208,7 +176,7 @@ Value WgmmaEmitter::makeTensorMap(Value source, ArrayRef<int64_t> box) {
 void WgmmaEmitter::emitProducer(Value m0, Value n0) {
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
   Value ticks = cst(10000000);
-  auto loop = scf::ForOp::create(b, loc, cst(0), cst(bm.k / kTileK), cst(1));
+  auto loop = scf::ForOp::create(b, loc, cst(0), cst(llvm::divideCeil(bm.k, kTileK)), cst(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
@@ -253,7 +221,7 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType);
   Value ticks = cst(10000000);
   auto loop = scf::ForOp::create(
-      b, loc, cst(0), cst(bm.k / kTileK), cst(1), ValueRange{init},
+      b, loc, cst(0), cst(llvm::divideCeil(bm.k, kTileK)), cst(1), ValueRange{init},
       [&](OpBuilder &, Location, Value kt, ValueRange iterArgs) {
         Value stage = rem(kt, stages);
         nvgpu::MBarrierTryWaitParityOp::create(
@@ -320,20 +288,18 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
   consumerBarrier();
 
   // Consumers copy the tile out in coalesced 16-byte chunks, applying the
-  // epilogue on the way.
+  // epilogue on the way; a partial tile at the problem's edge stores only
+  // its valid part.
   int64_t elems = 128 / bm.outType.getIntOrFloatBitWidth();
-  int64_t chunksPerRow = bm.n / elems;
-  int64_t threads = kWarpgroupThreads * l.consumers;
   auto vecType = VectorType::get({elems}, b.getF32Type());
-  for (int64_t j = 0, e = bm.m * chunksPerRow / threads; j < e; ++j) {
-    Value chunk = addC(tid, j * threads);
-    Value row = div(chunk, chunksPerRow);
-    Value col = mul(rem(chunk, chunksPerRow), elems);
-    Value v = vector::LoadOp::create(b, loc, vecType, staged,
-                                     ValueRange{row, col});
-    vector::StoreOp::create(b, loc, applyEpilogue(b, loc, bm, v), bm.out,
-                            ValueRange{row, col});
-  }
+  forEachChunk(tid, bm.m, bm.n, elems, kWarpgroupThreads * l.consumers,
+               dim(bm.out, 0), dim(bm.out, 1),
+               [&](Value row, Value col, Value valid) {
+                 Value v = vector::LoadOp::create(b, loc, vecType, staged,
+                                                  ValueRange{row, col});
+                 storeValid(applyEpilogue(b, loc, bm, v), bm.out,
+                            ValueRange{row, col}, valid);
+               });
 }
 
 scf::ForOp WgmmaEmitter::emit() {
@@ -418,6 +384,11 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       diag.attachNote(target->getLoc()) << "target op";
       return diag;
     };
+    // The emitted tile: whole warpgroups of rows and whole 64-column B
+    // boxes; what lies beyond the block's extents is zero-filled by TMA and
+    // not stored.
+    bm.m = llvm::alignTo(bm.m, kWgmmaM);
+    bm.n = llvm::alignTo(bm.n, kBoxN);
     if (std::string why = checkConfig(bm, *stages); !why.empty())
       return fail(why);
     if (128 % bm.outType.getIntOrFloatBitWidth() != 0)
@@ -428,6 +399,16 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       return fail("expected A and B to be unit-stride tiles of statically "
                   "shaped, row-major 2-D buffers defined outside the launch "
                   "(the tensor maps are created on the host)");
+    for (const TiledOperand *operand : {&*a, &*bOperand}) {
+      auto type = cast<MemRefType>(operand->source.getType());
+      if (llvm::any_of(type.getShape(),
+                       [](int64_t size) { return size > INT32_MAX; }))
+        return fail("a dimension of A or B exceeds the 32-bit coordinates "
+                    "of TMA");
+      if (*rowStride(type) * bm.inType.getIntOrFloatBitWidth() / 8 % 16 != 0)
+        return fail("the rows of A or B are not 16-byte aligned (TMA needs "
+                    "16-byte row strides)");
+    }
 
     int64_t warpgroups = computeLayout(bm, *stages).consumers + 1;
     diag = transform::gpu::alterGpuLaunch(
@@ -436,8 +417,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     if (!diag.succeeded())
       return diag;
 
-    Operation *last = bm.epilogue ? bm.epilogue.getOperation()
-                                  : bm.matmul.getOperation();
+    Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);
     WgmmaEmitter emitter(rewriter, bm, *stages, *a, *bOperand);
     loops.push_back(emitter.emit());

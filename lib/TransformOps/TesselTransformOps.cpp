@@ -61,27 +61,29 @@ tessel::CheckTileSizesOp::apply(transform::TransformRewriter &rewriter,
       return diag;
     }
     SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    for (auto [i, range] : llvm::enumerate(ranges)) {
+      auto fail = [&](const Twine &message) {
+        DiagnosedSilenceableFailure diag = emitSilenceableError() << message;
+        diag.attachNote(target->getLoc()) << "target op";
+        return diag;
+      };
+      if (ShapedType::isDynamic(range))
+        return fail("dynamic shapes are not supported: loop dimension " +
+                    Twine(i) + " has a dynamic size");
+      if (range == 0)
+        return fail("loop dimension " + Twine(i) +
+                    " has size 0: there is nothing to compute");
+    }
     for (auto [i, size] : llvm::enumerate(sizes)) {
-      if (i >= ranges.size() || size == 0)
+      if (size >= 0)
         continue;
-      if (ShapedType::isDynamic(ranges[i])) {
-        DiagnosedSilenceableFailure diag =
-            emitSilenceableError()
-            << "dynamic shapes are not supported: loop dimension " << i
-            << " has a dynamic size";
-        diag.attachNote(target->getLoc()) << "target op";
-        return diag;
-      }
-      if (size < 0 || ranges[i] % size != 0) {
-        DiagnosedSilenceableFailure diag =
-            emitSilenceableError()
-            << describeSize(getTileSizes()[i], i) << " = " << size
-            << " does not divide loop dimension " << i << " of size "
-            << ranges[i] << "; partial tiles are not supported, choose a "
-            << "value that divides " << ranges[i];
-        diag.attachNote(target->getLoc()) << "target op";
-        return diag;
-      }
+      DiagnosedSilenceableFailure diag =
+          emitSilenceableError() << describeSize(getTileSizes()[i], i)
+                                 << " = " << size
+                                 << " is negative; tile sizes are positive "
+                                    "(or 0 for \"not tiled\")";
+      diag.attachNote(target->getLoc()) << "target op";
+      return diag;
     }
   }
   return DiagnosedSilenceableFailure::success();

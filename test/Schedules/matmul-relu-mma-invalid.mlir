@@ -6,32 +6,10 @@
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir" 2>&1 \
 // RUN:   | FileCheck %s
 
-// A remainder: 128 does not divide 1000 rows.
-// CHECK:      matmul_relu_mma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: knob 'tile_m' = 128 does not divide loop dimension 0 of size 1000; partial tiles are not supported, choose a value that divides 1000
-// CHECK:      matmul-relu-mma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}matmul_relu_mma.mlir' (entry @__transform_main) failed on this payload with knobs: tile_m=128 tile_n=128 tile_k=32 warp_m=64 warp_n=64 stages=3 padding=8 group_m=8
-func.func @rows_not_divisible(%A: tensor<1000x64xf16>, %B: tensor<64x256xf16>,
-    %C: tensor<1000x256xf16>) -> tensor<1000x256xf16> {
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<1000x256xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1000x256xf32>) -> tensor<1000x256xf32>
-  %mm = linalg.matmul ins(%A, %B : tensor<1000x64xf16>, tensor<64x256xf16>)
-                      outs(%acc : tensor<1000x256xf32>) -> tensor<1000x256xf32>
-  %relu = linalg.generic {
-      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-      iterator_types = ["parallel", "parallel"]}
-      ins(%mm : tensor<1000x256xf32>) outs(%C : tensor<1000x256xf16>) {
-  ^bb0(%x: f32, %out: f16):
-    %r = arith.maximumf %x, %zero : f32
-    %t = arith.truncf %r : f32 to f16
-    linalg.yield %t : f16
-  } -> tensor<1000x256xf16>
-  return %relu : tensor<1000x256xf16>
-}
-
-// -----
-
-// K = 48 is not a multiple of tile_k = 32.
-// CHECK:      error: knob 'tile_k' = 32 does not divide loop dimension 2 of size 48
+// K = 48 in steps of tile_k = 32 is two steps, too few for a pipeline of
+// stages = 3 (the last step is a partial one: K need not be a multiple of
+// tile_k).
+// CHECK:      error: pipelining depth 3 needs a loop of at least 3 iterations; this loop runs 2 (lower the depth or the loop's tile size)
 // CHECK:      matmul-relu-mma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule
 func.func @k_not_divisible(%A: tensor<256x48xf16>, %B: tensor<48x256xf16>,
     %C: tensor<256x256xf16>) -> tensor<256x256xf16> {

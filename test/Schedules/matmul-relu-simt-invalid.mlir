@@ -6,50 +6,28 @@
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" 2>&1 \
 // RUN:   | FileCheck %s
 
-// 64 does not divide 1000: rejected by the first check, before anything is
-// tiled, naming the knob.
-// CHECK:      matmul_relu_simt.mlir:{{[0-9]+}}:{{[0-9]+}}: error: knob 'tile_m' = 64 does not divide loop dimension 0 of size 1000; partial tiles are not supported, choose a value that divides 1000
+// An empty matrix (M = 0): rejected by the first check, before anything is
+// tiled, with the payload's location.
+// CHECK:      matmul_relu_simt.mlir:{{[0-9]+}}:{{[0-9]+}}: error: loop dimension 0 has size 0: there is nothing to compute
 // CHECK-NEXT: transform.tessel.check_tile_sizes %matmul by %tile_m, %tile_n, %tile_k
 // CHECK:      matmul-relu-simt-invalid.mlir:[[# @LINE + 7]]:9: note: target op
-// CHECK:      matmul-relu-simt-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}matmul_relu_simt.mlir' (entry @__transform_main) failed on this payload with knobs: tile_m=64 tile_n=128 tile_k=8 thread_m=4 thread_n=8
-func.func @rows_not_divisible(%A: tensor<1000x64xf32>, %B: tensor<64x1000xf32>,
-                              %C: tensor<1000x1000xf32>) -> tensor<1000x1000xf32> {
+// CHECK:      matmul-relu-simt-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}matmul_relu_simt.mlir' (entry @__transform_main) failed on this payload with knobs:
+func.func @empty(%A: tensor<0x64xf32>, %B: tensor<64x1000xf32>,
+                 %C: tensor<0x1000xf32>) -> tensor<0x1000xf32> {
   %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<1000x1000xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
-  %mm = linalg.matmul ins(%A, %B : tensor<1000x64xf32>, tensor<64x1000xf32>)
-                      outs(%acc : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
+  %empty = tensor.empty() : tensor<0x1000xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<0x1000xf32>) -> tensor<0x1000xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<0x64xf32>, tensor<64x1000xf32>)
+                      outs(%acc : tensor<0x1000xf32>) -> tensor<0x1000xf32>
   %relu = linalg.generic {
       indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
       iterator_types = ["parallel", "parallel"]}
-      ins(%mm : tensor<1000x1000xf32>) outs(%C : tensor<1000x1000xf32>) {
+      ins(%mm : tensor<0x1000xf32>) outs(%C : tensor<0x1000xf32>) {
   ^bb0(%x: f32, %out: f32):
     %r = arith.maximumf %x, %zero : f32
     linalg.yield %r : f32
-  } -> tensor<1000x1000xf32>
-  return %relu : tensor<1000x1000xf32>
-}
-
-// -----
-
-// CHECK:      error: knob 'tile_n' = 128 does not divide loop dimension 1 of size 1000; partial tiles are not supported, choose a value that divides 1000
-// CHECK:      matmul-relu-simt-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}matmul_relu_simt.mlir' (entry @__transform_main) failed on this payload with knobs: tile_m=64 tile_n=128 tile_k=8 thread_m=4 thread_n=8
-func.func @columns_not_divisible(%A: tensor<1024x64xf32>, %B: tensor<64x1000xf32>,
-                                 %C: tensor<1024x1000xf32>) -> tensor<1024x1000xf32> {
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<1024x1000xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1024x1000xf32>) -> tensor<1024x1000xf32>
-  %mm = linalg.matmul ins(%A, %B : tensor<1024x64xf32>, tensor<64x1000xf32>)
-                      outs(%acc : tensor<1024x1000xf32>) -> tensor<1024x1000xf32>
-  %relu = linalg.generic {
-      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-      iterator_types = ["parallel", "parallel"]}
-      ins(%mm : tensor<1024x1000xf32>) outs(%C : tensor<1024x1000xf32>) {
-  ^bb0(%x: f32, %out: f32):
-    %r = arith.maximumf %x, %zero : f32
-    linalg.yield %r : f32
-  } -> tensor<1024x1000xf32>
-  return %relu : tensor<1024x1000xf32>
+  } -> tensor<0x1000xf32>
+  return %relu : tensor<0x1000xf32>
 }
 
 // -----

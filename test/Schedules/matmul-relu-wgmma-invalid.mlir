@@ -9,57 +9,6 @@
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=256,tile_n=256,stages=6" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SMEM
 
-// K = 96 is not a multiple of the 64-deep (128-byte swizzled) K tile; the
-// block tiles (128x256) divide M and N.
-// CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: K = 96 must be a multiple of 64 (the 128-byte swizzled K tile)
-// CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 7]]:9: note: target op
-// CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}matmul_relu_wgmma.mlir' (entry @__transform_main) failed on this payload with knobs: tile_m=128 tile_n=256 stages=4 group_m=8
-func.func @k_not_multiple_of_64(%A: tensor<256x96xf16>, %B: tensor<96x512xf16>,
-    %C: tensor<256x512xf16>) -> tensor<256x512xf16> {
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<256x512xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x512xf32>) -> tensor<256x512xf32>
-  %mm = linalg.matmul ins(%A, %B : tensor<256x96xf16>, tensor<96x512xf16>)
-                      outs(%acc : tensor<256x512xf32>) -> tensor<256x512xf32>
-  %relu = linalg.generic {
-      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-      iterator_types = ["parallel", "parallel"]}
-      ins(%mm : tensor<256x512xf32>) outs(%C : tensor<256x512xf16>) {
-  ^bb0(%x: f32, %out: f16):
-    %r = arith.maximumf %x, %zero : f32
-    %t = arith.truncf %r : f32 to f16
-    linalg.yield %t : f16
-  } -> tensor<256x512xf16>
-  return %relu : tensor<256x512xf16>
-}
-
-// -----
-
-// tile_n = 256 leaves a partial tile of N = 128: check_tile_sizes names the
-// knob before anything is tiled.
-// CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: knob 'tile_n' = 256 does not divide loop dimension 1 of size 128; partial tiles are not supported, choose a value that divides 128
-// CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}matmul_relu_wgmma.mlir' (entry @__transform_main) failed on this payload with knobs: tile_m=128 tile_n=256 stages=4 group_m=8
-func.func @n_smaller_than_tile(%A: tensor<256x256xf16>, %B: tensor<256x128xf16>,
-    %C: tensor<256x128xf16>) -> tensor<256x128xf16> {
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<256x128xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x128xf32>) -> tensor<256x128xf32>
-  %mm = linalg.matmul ins(%A, %B : tensor<256x256xf16>, tensor<256x128xf16>)
-                      outs(%acc : tensor<256x128xf32>) -> tensor<256x128xf32>
-  %relu = linalg.generic {
-      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-      iterator_types = ["parallel", "parallel"]}
-      ins(%mm : tensor<256x128xf32>) outs(%C : tensor<256x128xf16>) {
-  ^bb0(%x: f32, %out: f16):
-    %r = arith.maximumf %x, %zero : f32
-    %t = arith.truncf %r : f32 to f16
-    linalg.yield %t : f16
-  } -> tensor<256x128xf16>
-  return %relu : tensor<256x128xf16>
-}
-
-// -----
-
 // f32 inputs have no wgmma instruction here (tf32 is not used).
 // CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: wgmma needs f16 or bf16 inputs (both the same) and an f32 accumulator
 // CHECK:      note: target op

@@ -13,8 +13,8 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %arg0
         : (!transform.any_op) -> !transform.any_op
-    %tm = transform.tune.knob<"tile_m"> = 64 : i64 from options = [32, 64] -> !transform.param<i64>
-    // expected-error@below {{knob 'tile_m' = 64 does not divide loop dimension 0 of size 1000; partial tiles are not supported, choose a value that divides 1000}}
+    %tm = transform.tune.knob<"tile_m"> = -64 : i64 from options = [-64, 64] -> !transform.param<i64>
+    // expected-error@below {{knob 'tile_m' = -64 is negative; tile sizes are positive (or 0 for "not tiled")}}
     transform.tessel.check_tile_sizes %mm by %tm : !transform.any_op, !transform.param<i64>
     transform.yield
   }
@@ -22,13 +22,13 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Other sizes are named by position.
+// An empty loop range: nothing to compute.
 
-func.func @position(%a: tensor<64x30xf32>, %b: tensor<30x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+func.func @empty(%a: tensor<0x30xf32>, %b: tensor<30x64xf32>, %c: tensor<0x64xf32>) -> tensor<0x64xf32> {
   // expected-note@below {{target op}}
-  %0 = linalg.matmul ins(%a, %b : tensor<64x30xf32>, tensor<30x64xf32>)
-                     outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
-  return %0 : tensor<64x64xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<0x30xf32>, tensor<30x64xf32>)
+                     outs(%c : tensor<0x64xf32>) -> tensor<0x64xf32>
+  return %0 : tensor<0x64xf32>
 }
 
 module attributes {transform.with_named_sequence} {
@@ -36,15 +36,16 @@ module attributes {transform.with_named_sequence} {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %arg0
         : (!transform.any_op) -> !transform.any_op
     %t = transform.param.constant 16 : i64 -> !transform.param<i64>
-    %k = transform.param.constant 4 : i64 -> !transform.param<i64>
-    // expected-error@below {{tile size #2 = 4 does not divide loop dimension 2 of size 30; partial tiles are not supported, choose a value that divides 30}}
-    transform.tessel.check_tile_sizes %mm by %t, %t, %k
-        : !transform.any_op, !transform.param<i64>, !transform.param<i64>, !transform.param<i64>
+    // expected-error@below {{loop dimension 0 has size 0: there is nothing to compute}}
+    transform.tessel.check_tile_sizes %mm by %t, %t
+        : !transform.any_op, !transform.param<i64>, !transform.param<i64>
     transform.yield
   }
 }
 
 // -----
+
+// Other sizes are named by position.
 
 func.func @negative(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   // expected-note@below {{target op}}
@@ -58,7 +59,7 @@ module attributes {transform.with_named_sequence} {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %arg0
         : (!transform.any_op) -> !transform.any_op
     %t = transform.param.constant -16 : i64 -> !transform.param<i64>
-    // expected-error@below {{tile size #0 = -16 does not divide loop dimension 0 of size 64}}
+    // expected-error@below {{tile size #0 = -16 is negative; tile sizes are positive (or 0 for "not tiled")}}
     transform.tessel.check_tile_sizes %mm by %t : !transform.any_op, !transform.param<i64>
     transform.yield
   }

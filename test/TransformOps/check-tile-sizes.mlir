@@ -31,6 +31,36 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// Sizes that leave partial tiles (1000 = 15 * 64 + 40, 1000 = 7 * 128 +
+// 104, a K tile of 48 for K = 1000) and a size larger than its range pass
+// too: the schedules handle the edges.
+
+// CHECK-LABEL: func.func @partial
+// CHECK-NEXT:    linalg.matmul
+func.func @partial(%a: tensor<1000x1000xf16>, %b: tensor<1000x7xf16>, %c: tensor<1000x7xf32>) -> tensor<1000x7xf32> {
+  // expected-remark@below {{partial tiles pass}}
+  %0 = linalg.matmul ins(%a, %b : tensor<1000x1000xf16>, tensor<1000x7xf16>)
+                     outs(%c : tensor<1000x7xf32>) -> tensor<1000x7xf32>
+  return %0 : tensor<1000x7xf32>
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %arg0
+        : (!transform.any_op) -> !transform.any_op
+    %tm = transform.tune.knob<"tile_m"> = 64 : i64 from options = [64, 128] -> !transform.param<i64>
+    %tn = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %tk = transform.param.constant 48 : i64 -> !transform.param<i64>
+    transform.tessel.check_tile_sizes %mm by %tm, %tn, %tk
+        : !transform.any_op, !transform.param<i64>, !transform.param<i64>,
+          !transform.param<i64>
+    transform.debug.emit_remark_at %mm, "partial tiles pass" : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // Every op of the handle is checked; an empty size list checks nothing.
 
 // CHECK-LABEL: func.func @all_targets

@@ -77,13 +77,13 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
         : (!transform.any_op) -> !transform.any_op
-    %bk = transform.param.constant 48 : i64 -> !transform.param<i64>
+    %bk = transform.param.constant 40 : i64 -> !transform.param<i64>
     %wm = transform.param.constant 32 : i64 -> !transform.param<i64>
     %wn = transform.param.constant 32 : i64 -> !transform.param<i64>
     %st = transform.param.constant 2 : i64 -> !transform.param<i64>
     %so = transform.param.constant 0 : i64 -> !transform.param<i64>
     %pad = transform.param.constant 8 : i64 -> !transform.param<i64>
-    // expected-error @below {{tile_k = 48 must be a multiple of 16 that divides K = 64}}
+    // expected-error @below {{tile_k = 40 must be a multiple of 16}}
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
         tile_k %bk warp_tile %wm, %wn stages %st padding %pad stage_output %so
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
@@ -265,7 +265,7 @@ module attributes {transform.with_named_sequence} {
     %st = transform.param.constant 2 : i64 -> !transform.param<i64>
     %so = transform.param.constant 0 : i64 -> !transform.param<i64>
     %pad = transform.param.constant 8 : i64 -> !transform.param<i64>
-    // expected-error @below {{the accumulator may only be used by a linalg.fill, the matmul and one elementwise linalg.generic}}
+    // expected-error @below {{the accumulator may only be used by a linalg.fill, the contraction and one elementwise linalg.generic}}
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
         tile_k %bk warp_tile %wm, %wn stages %st padding %pad stage_output %so
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
@@ -336,7 +336,7 @@ module attributes {transform.with_named_sequence} {
         : (!transform.any_op) -> !transform.any_op
     %p = transform.param.constant 32 : i64 -> !transform.param<i64>
     %z = transform.param.constant 0 : i64 -> !transform.param<i64>
-    // expected-error @below {{expected the matmul inside a gpu.launch}}
+    // expected-error @below {{expected the contraction inside a gpu.launch}}
     %loop = transform.tessel.rewrite_block_matmul_as_mma_sync %matmul
         tile_k %p warp_tile %p, %p stages %p padding %p stage_output %z
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,

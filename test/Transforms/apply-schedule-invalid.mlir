@@ -22,12 +22,12 @@
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%S/Inputs/tile-matmul.mlir knobs=tile=12" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOT-AN-OPTION
 // The error is located at the knob in the schedule.
-// NOT-AN-OPTION: tile-matmul.mlir:6:13: error: value 12 is not among the options of knob 'tile': [4, 8, 16]
+// NOT-AN-OPTION: tile-matmul.mlir:7:13: error: value 12 is not among the options of knob 'tile': [-4, 4, 8, 16]
 // NOT-AN-OPTION-NEXT: %tile = transform.tune.knob<"tile">
 
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%S/Inputs/tile-matmul.mlir knobs=tile=big" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOT-A-VALUE
-// NOT-A-VALUE: tile-matmul.mlir:6:13: error: cannot parse 'big' as a value of knob 'tile'
+// NOT-A-VALUE: tile-matmul.mlir:7:13: error: cannot parse 'big' as a value of knob 'tile'
 
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%S/Inputs/tile-matmul.mlir knobs=tile" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=MALFORMED
@@ -54,15 +54,15 @@
 // RUN:   | FileCheck %s --check-prefix=NO-ENTRY
 // NO-ENTRY: error: schedule '{{.*}}tile-matmul.mlir' has no named sequence 'nowhere'
 
-// A schedule that fails on the payload: 16 does not divide the 24 rows. The
+// A schedule that fails on the payload: a negative tile size. The
 // schedule's own error comes first, with a note on the payload op, then the
 // pass's summary with the knob values in effect, on the payload function.
-// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%S/Inputs/tile-matmul.mlir knobs=tile=16" 2>&1 \
+// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%S/Inputs/tile-matmul.mlir knobs=tile=-4" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=FAILS
-// FAILS: tile-matmul.mlir:{{[0-9]+}}:5: error: knob 'tile' = 16 does not divide loop dimension 0 of size 24; partial tiles are not supported, choose a value that divides 24
+// FAILS: tile-matmul.mlir:{{[0-9]+}}:5: error: knob 'tile' = -4 is negative; tile sizes are positive (or 0 for "not tiled")
 // FAILS-NEXT: transform.tessel.check_tile_sizes
 // FAILS: apply-schedule-invalid.mlir:[[# @LINE + 4]]:8: note: target op
-// FAILS: apply-schedule-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}tile-matmul.mlir' (entry @__transform_main) failed on this payload with knobs: tile=16
+// FAILS: apply-schedule-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}tile-matmul.mlir' (entry @__transform_main) failed on this payload with knobs: tile=-4
 func.func @matmul(%A: tensor<24x16xf32>, %B: tensor<16x64xf32>,
                   %C: tensor<24x64xf32>) -> tensor<24x64xf32> {
   %0 = linalg.matmul ins(%A, %B : tensor<24x16xf32>, tensor<16x64xf32>)

@@ -87,17 +87,29 @@ func.func @transfers(%src: memref<8x16xf32>, %dst: memref<8x16xf32>, %i: index, 
 
 // -----
 
-// A transfer that may be out of bounds is unrolled to 1-D transfers guarded
-// by the row bound; it is not turned into an unchecked vector.load.
+// A transfer that may be out of bounds (the edge tile of a shape that its
+// tiles do not divide) gets a fast path for when it is not: full-width
+// vector.loads under the run-time bound check; the slow path guards each
+// row and masks the columns past the end. Neither turns into an unchecked
+// load of the whole vector.
 
 // CHECK-LABEL: func.func @maybe_out_of_bounds
-// CHECK-NOT:     vector.load
-// CHECK:         scf.if
-// CHECK:           vector.transfer_read %{{.+}} : memref<8x16xf32>, vector<4xf32>
-// CHECK:         scf.if
-// CHECK:           vector.transfer_read %{{.+}} : memref<8x16xf32>, vector<4xf32>
-// CHECK-NOT:     vector.load
-// CHECK-NOT:     vector<2x4xf32>, memref
+// CHECK-SAME:    (%[[SRC:.+]]: memref<8x16xf32>, %[[I:.+]]: index, %[[J:.+]]: index)
+// CHECK-DAG:     %[[C2:.+]] = arith.constant 2 : index
+// CHECK-DAG:     %[[C4:.+]] = arith.constant 4 : index
+// CHECK:         %[[IEND:.+]] = arith.addi %[[I]], %[[C2]]
+// CHECK:         %[[IOK:.+]] = arith.cmpi sle, %[[IEND]]
+// CHECK:         %[[JEND:.+]] = arith.addi %[[J]], %[[C4]]
+// CHECK:         %[[JOK:.+]] = arith.cmpi sle, %[[JEND]]
+// CHECK:         %[[OK:.+]] = arith.andi %[[IOK]], %[[JOK]]
+// CHECK:         scf.if %[[OK]]
+// CHECK-COUNT-2:   vector.load %[[SRC]]{{.+}} : memref<8x16xf32>, vector<4xf32>
+// CHECK:         } else {
+// CHECK:           scf.if
+// CHECK:             vector.maskedload %[[SRC]]
+// CHECK:           scf.if
+// CHECK:             vector.maskedload %[[SRC]]
+// CHECK:         } {tessel.split_transfer}
 func.func @maybe_out_of_bounds(%src: memref<8x16xf32>, %i: index, %j: index) -> vector<2x4xf32> {
   %pad = arith.constant 0.0 : f32
   %v = vector.transfer_read %src[%i, %j], %pad : memref<8x16xf32>, vector<2x4xf32>

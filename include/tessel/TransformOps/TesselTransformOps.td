@@ -16,15 +16,20 @@ include "mlir/IR/OpBase.td"
 def CheckTileSizesOp : Op<Transform_Dialect, "tessel.check_tile_sizes", [
     DeclareOpInterfaceMethods<TransformOpInterface>,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "Check that tile sizes evenly divide a structured op's loops";
+  let summary = "Check that a structured op can be tiled with the given sizes";
   let description = [{
     Checks, for every payload op associated with `target` (ops implementing
-    `LinalgOp`), that its loop ranges are static and that the i-th tile size
-    divides the i-th loop range (a tile size of 0 means "not tiled").
-    Schedules run it before tiling with knob-valued tile sizes, so a knob
-    value that would leave a partial tile is rejected up front with the
-    knob's name, instead of producing dynamically shaped tiles that later
-    steps cannot vectorize.
+    `LinalgOp`), what tiling it with `tile_sizes` (the i-th size for the
+    i-th loop; 0 means "not tiled") really requires: static loop ranges,
+    no empty loop range, and no negative tile size. Schedules run it before
+    anything is tiled, so that such a payload or knob value is rejected up
+    front with the knob's name and the payload op's location.
+
+    Tile sizes need not divide the loop ranges: Tessel's schedules handle
+    the partial tiles at the edges (TMA's zero fill and predicated stores
+    for wgmma, zero-filling `cp.async` and masked stores for mma.sync,
+    shifted tiles and padded K steps for SIMT). A size larger than its
+    range is one tile.
 
     ```mlir
     %tm = transform.tune.knob<"tile_m"> = 64 from options = [32, 64, 128]
@@ -36,10 +41,10 @@ def CheckTileSizesOp : Op<Transform_Dialect, "tessel.check_tile_sizes", [
     #### Return modes
 
     Produces a silenceable failure, with a note on the payload op, when a
-    payload op is not a `LinalgOp`, has a dynamic loop range, or when a tile
-    size does not divide its loop range. Fails definitely when a size param
-    does not hold exactly one integer. Reads its operands and the payload and
-    changes neither.
+    payload op is not a `LinalgOp`, has a dynamic or an empty loop range,
+    or when a tile size is negative (naming the knob that gave it). Fails
+    definitely when a size param does not hold exactly one integer. Reads
+    its operands and the payload and changes neither.
   }];
 
   let arguments = (ins TransformHandleTypeInterface:$target,
@@ -295,6 +300,52 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
   let assemblyFormat = [{
     $target `stages` $stages attr-dict `:` functional-type(operands, results)
   }];
+  let cppNamespace = "::tessel";
+}
+
+def ShiftPartialTilesOp : Op<Transform_Dialect,
+    "tessel.shift_partial_tiles", [
+    DeclareOpInterfaceMethods<TransformOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Make the partial last tiles of a tiled scf.forall full by shifting them back inside the iteration space";
+  let description = [{
+    `transform.structured.tile_using_forall` tiles a dimension of size `D`
+    with tiles of size `T` that do not divide it into `ceil(D / T)` tiles,
+    the last one partial: its offset is `i * T` and its size
+    `min(T, D - i * T)`, a dynamic size that later steps (vectorization,
+    thread mapping) must mask. This op rewrites such a dimension of the
+    target `scf.forall` so that every tile is full: tile `i` starts at
+    `min(i * T, D - T)` and has the static size `T`. The last tile then
+    overlaps the one before it; the elements they share are computed by
+    both, with the same operations in the same order, and written twice
+    with the same value. Dimensions that are divided evenly, or that one
+    tile covers (`D <= T`), are left alone.
+
+    ```mlir
+    %tiled, %forall = transform.structured.tile_using_forall %relu
+        tile_sizes [64, 128] ...
+    transform.tessel.shift_partial_tiles %forall : !transform.any_op
+    // Canonicalization then turns the slices' sizes into static types.
+    ```
+
+    This is only correct when a tile's result does not depend on what the
+    overlapped elements held before: the op checks that the loop's shared
+    outputs are only written (through `tensor.parallel_insert_slice`, or as
+    the init of linalg ops whose bodies do not read it).
+
+    #### Return modes
+
+    Produces a silenceable failure, with a note on the payload op, when the
+    target is not a normalized `scf.forall` with static trip counts, when an
+    induction variable is used otherwise than in the offsets (`i * T`) and
+    sizes (`min(T, D - i * T)`) that tiling produces, or when a shared
+    output is read. Modifies the payload in place; the handle stays valid.
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
   let cppNamespace = "::tessel";
 }
 

@@ -1,10 +1,11 @@
 // A tiny schedule whose only knob is the tile size of the matmul's first
-// loop, so that the chosen value shows up as the step of the scf.for.
+// loop, so that the chosen value shows up as the step of the scf.for (-4
+// makes a schedule that fails on the payload).
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(
       %root: !transform.any_op {transform.readonly}) {
     %tile = transform.tune.knob<"tile"> = 8 : i64
-        from options = [4, 8, 16] -> !transform.param<i64>
+        from options = [-4, 4, 8, 16] -> !transform.param<i64>
     %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
         : (!transform.any_op) -> !transform.any_op
     transform.tessel.check_tile_sizes %matmul by %tile
