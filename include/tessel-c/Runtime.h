@@ -65,6 +65,8 @@ TESSEL_CAPI void tesselDeviceClose(TesselDevice *device);
 /* "NVIDIA H100 80GB HBM3" and "sm_90". */
 TESSEL_CAPI const char *tesselDeviceGetName(const TesselDevice *device);
 TESSEL_CAPI const char *tesselDeviceGetChip(const TesselDevice *device);
+/* Its streaming multiprocessors (132 on an H100 SXM). */
+TESSEL_CAPI int tesselDeviceGetMultiprocessorCount(const TesselDevice *device);
 
 /*--- Loaded functions -------------------------------------------------------*/
 

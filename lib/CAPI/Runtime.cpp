@@ -131,6 +131,10 @@ const char *tesselDeviceGetChip(const TesselDevice *device) {
   return device ? device->chip.c_str() : nullptr;
 }
 
+int tesselDeviceGetMultiprocessorCount(const TesselDevice *device) {
+  return device ? device->driver->device().multiprocessors : 0;
+}
+
 int tesselFunctionLoad(TesselDevice *device, const TesselFunctionSpec *spec,
                        const char *dir, TesselFunction **result) {
   if (!device || !spec || !result)

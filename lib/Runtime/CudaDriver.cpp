@@ -54,6 +54,9 @@ struct Driver::Api {
   int (*cuEventElapsedTime)(float *, Event, Event);
   int (*cuGetErrorName)(int, const char **);
   int (*cuGetErrorString)(int, const char **);
+  // Optional (CUDA 11.2+): only functions with workspaces need them.
+  int (*cuMemAllocAsync)(DevicePtr *, size_t, Stream) = nullptr;
+  int (*cuMemFreeAsync)(DevicePtr, Stream) = nullptr;
   // Optional (CUDA 12+): only kernels with TMA tensor maps need it.
   int (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
                                 const uint64_t *, const uint64_t *,
@@ -130,6 +133,8 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
       resolve(api.cuGetErrorName, {"cuGetErrorName"}) &&
       resolve(api.cuGetErrorString, {"cuGetErrorString"});
   resolve(api.cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"});
+  resolve(api.cuMemAllocAsync, {"cuMemAllocAsync"});
+  resolve(api.cuMemFreeAsync, {"cuMemFreeAsync"});
   if (!ok)
     return fail("libcuda.so.1 lacks a driver API entry point Tessel needs; "
                 "the driver is too old");
@@ -248,6 +253,25 @@ llvm::Expected<DevicePtr> Driver::allocate(size_t bytes) {
 void Driver::free(DevicePtr ptr) {
   if (ptr)
     api->cuMemFree(ptr);
+}
+
+llvm::Expected<DevicePtr> Driver::allocateAsync(size_t bytes, Stream stream) {
+  if (!api->cuMemAllocAsync || !api->cuMemFreeAsync)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "libcuda.so.1 lacks cuMemAllocAsync: functions with workspaces need "
+        "a CUDA 11.2 driver or later");
+  DevicePtr ptr = 0;
+  if (llvm::Error e = check(
+          api->cuMemAllocAsync(&ptr, bytes, stream),
+          llvm::formatv("cuMemAllocAsync({0} bytes)", bytes).str()))
+    return std::move(e);
+  return ptr;
+}
+
+void Driver::freeAsync(DevicePtr ptr, Stream stream) {
+  if (ptr && api->cuMemFreeAsync)
+    api->cuMemFreeAsync(ptr, stream);
 }
 
 llvm::Error Driver::copyToDevice(DevicePtr dst, const void *src, size_t bytes) {

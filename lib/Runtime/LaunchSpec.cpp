@@ -69,8 +69,9 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
     for (const KernelParamSpec &param : launch.params) {
       switch (param.kind) {
       case KernelParamSpec::Kind::Buffer:
-        params.push_back(
-            Object{{"kind", "buffer"}, {"argument", param.argument}});
+        params.push_back(Object{
+            {"kind", "buffer"},
+            {param.workspace ? "workspace" : "argument", param.argument}});
         break;
       case KernelParamSpec::Kind::Scalar:
         params.push_back(Object{{"kind", "scalar"},
@@ -79,13 +80,17 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
         break;
       case KernelParamSpec::Kind::TensorMap: {
         const TensorMapSpec &map = param.tensorMap;
-        params.push_back(Object{{"kind", "tensor_map"},
-                                {"argument", param.argument},
-                                {"box", Array(map.box)},
-                                {"swizzle", map.swizzle},
-                                {"l2_promotion", map.l2Promotion},
-                                {"oob_fill", map.oobFill},
-                                {"interleave", map.interleave}});
+        Object object{{"kind", "tensor_map"},
+                      {param.workspace ? "workspace" : "argument",
+                       param.argument},
+                      {"box", Array(map.box)},
+                      {"swizzle", map.swizzle},
+                      {"l2_promotion", map.l2Promotion},
+                      {"oob_fill", map.oobFill},
+                      {"interleave", map.interleave}};
+        if (!map.shape.empty())
+          object["shape"] = Array(map.shape);
+        params.push_back(std::move(object));
         break;
       }
       }
@@ -101,6 +106,10 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
         {"params", std::move(params)},
     });
   }
+  Array workspaces;
+  for (const BufferSpec &buffer : spec.workspaces)
+    workspaces.push_back(Object{{"element_type", buffer.elementType},
+                                {"shape", Array(buffer.shape)}});
   Object result{
       {"function", spec.name},
       {"calling_convention", "bare-pointer"},
@@ -108,6 +117,8 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
       {"results", Array(spec.results)},
       {"launches", std::move(launches)},
   };
+  if (!spec.workspaces.empty())
+    result["workspaces"] = std::move(workspaces);
   if (spec.workload) {
     const WorkloadSpec &w = *spec.workload;
     result["workload"] =
@@ -122,7 +133,8 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
       knobs[name] = value;
     result["schedule"] = Object{{"path", spec.schedule->path},
                                 {"hash", spec.schedule->hash},
-                                {"knobs", std::move(knobs)}};
+                                {"knobs", std::move(knobs)},
+                                {"knob_source", spec.schedule->knobSource}};
   }
   return result;
 }
@@ -135,6 +147,19 @@ static bool fromJSON(const Value &value, BufferSpec &spec,
          o.map("shape", spec.shape);
 }
 
+/// Maps the buffer a parameter refers to: "argument" or "workspace".
+static bool mapBuffer(llvm::json::ObjectMapper &o, const Value &value,
+                      KernelParamSpec &spec, llvm::json::Path path) {
+  const llvm::json::Object *object = value.getAsObject();
+  spec.workspace = object->get("workspace") != nullptr;
+  if (spec.workspace && object->get("argument")) {
+    path.report("expected one of \"argument\" and \"workspace\"");
+    return false;
+  }
+  return spec.workspace ? o.map("workspace", spec.argument)
+                        : o.map("argument", spec.argument);
+}
+
 static bool fromJSON(const Value &value, KernelParamSpec &spec,
                      llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
@@ -143,7 +168,7 @@ static bool fromJSON(const Value &value, KernelParamSpec &spec,
     return false;
   if (kind == "buffer") {
     spec.kind = KernelParamSpec::Kind::Buffer;
-    return o.map("argument", spec.argument);
+    return mapBuffer(o, value, spec, path);
   }
   if (kind == "scalar") {
     spec.kind = KernelParamSpec::Kind::Scalar;
@@ -152,7 +177,8 @@ static bool fromJSON(const Value &value, KernelParamSpec &spec,
   if (kind == "tensor_map") {
     spec.kind = KernelParamSpec::Kind::TensorMap;
     TensorMapSpec &map = spec.tensorMap;
-    return o.map("argument", spec.argument) && o.map("box", map.box) &&
+    return mapBuffer(o, value, spec, path) && o.map("box", map.box) &&
+           o.mapOptional("shape", map.shape) &&
            o.map("swizzle", map.swizzle) &&
            o.map("l2_promotion", map.l2Promotion) &&
            o.map("oob_fill", map.oobFill) &&
@@ -203,7 +229,8 @@ static bool fromJSON(const Value &value, ScheduleSpec &spec,
                      llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("path", spec.path) && o.map("hash", spec.hash) &&
-         o.map("knobs", spec.knobs);
+         o.map("knobs", spec.knobs) &&
+         o.mapOptional("knob_source", spec.knobSource);
 }
 } // namespace tessel
 
@@ -212,6 +239,7 @@ bool tessel::fromJSON(const Value &value, HostFunctionSpec &spec,
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("function", spec.name) &&
          o.map("arguments", spec.arguments) &&
+         o.mapOptional("workspaces", spec.workspaces) &&
          o.mapOptional("results", spec.results) &&
          o.map("launches", spec.launches) &&
          o.mapOptional("workload", spec.workload) &&
@@ -233,6 +261,11 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
         llvm::any_of(buffer.shape, [](int64_t d) { return d <= 0; }))
       return error("argument #" + llvm::Twine(i) + " has an invalid shape");
   }
+  for (auto [i, buffer] : llvm::enumerate(spec.workspaces))
+    if (buffer.elementBytes() == 0 || buffer.shape.empty() ||
+        llvm::any_of(buffer.shape, [](int64_t d) { return d <= 0; }))
+      return error("workspace #" + llvm::Twine(i) +
+                   " has an unsupported element type or an invalid shape");
   for (unsigned r : spec.results)
     if (r >= spec.arguments.size())
       return error("result refers to argument #" + llvm::Twine(r) +
@@ -251,18 +284,32 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     for (const KernelParamSpec &param : launch.params) {
       if (param.kind == KernelParamSpec::Kind::Scalar)
         continue;
-      if (param.argument >= spec.arguments.size())
-        return error("launch of '" + launch.kernel + "' passes argument #" +
-                     llvm::Twine(param.argument) + " of a function with " +
-                     llvm::Twine(spec.arguments.size()) + " arguments");
+      const std::vector<BufferSpec> &space =
+          param.workspace ? spec.workspaces : spec.arguments;
+      llvm::StringRef what = param.workspace ? "workspace" : "argument";
+      if (param.argument >= space.size())
+        return error("launch of '" + launch.kernel + "' passes " + what +
+                     " #" + llvm::Twine(param.argument) +
+                     " of a function with " + llvm::Twine(space.size()) +
+                     " " + what + "s");
       if (param.kind != KernelParamSpec::Kind::TensorMap)
         continue;
       const TensorMapSpec &map = param.tensorMap;
-      if (map.box.size() != spec.arguments[param.argument].shape.size())
+      const std::vector<int64_t> &bufferShape = space[param.argument].shape;
+      if (map.box.size() != bufferShape.size())
         return error("launch of '" + launch.kernel +
                      "' has a tensor map whose box rank differs from the "
-                     "rank of argument #" +
+                     "rank of " + what + " #" +
                      llvm::Twine(param.argument));
+      if (!map.shape.empty() &&
+          (map.shape.size() != bufferShape.size() ||
+           llvm::any_of(llvm::zip(map.shape, bufferShape), [](auto pair) {
+             auto [dim, bound] = pair;
+             return dim < 1 || dim > bound;
+           })))
+        return error("launch of '" + launch.kernel +
+                     "' has a tensor map whose shape does not fit in its "
+                     "buffer");
       for (int64_t box : map.box)
         if (box < 1 || box > 256)
           return error("launch of '" + launch.kernel +

@@ -2,6 +2,7 @@
 
 #include "tessel/Runtime/LoadedFunction.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -61,14 +62,21 @@ tensorMapEncoding(const BufferSpec &buffer, const TensorMapSpec &map) {
   if (rank < 1 || rank > 5 || map.box.size() != rank)
     return fail("a tensor map needs a box of the buffer's rank (1 to 5)");
   e.rank = rank;
+  // The tensor may be the leading part of its buffer (padded rows): its
+  // dimensions are its own, its strides the buffer's.
+  const std::vector<int64_t> &dims =
+      map.shape.empty() ? buffer.shape : map.shape;
+  if (dims.size() != rank)
+    return fail("a tensor map's shape needs the buffer's rank");
   int64_t bytes = buffer.elementBytes(), stride = bytes;
   for (size_t i = 0; i < rank; ++i) {
     // Innermost first.
-    int64_t dim = buffer.shape[rank - 1 - i], box = map.box[rank - 1 - i];
-    if (box < 1 || box > 256 || box > dim)
-      return fail(llvm::formatv("tensor map box size {0} is outside [1, "
-                                "min(256, {1})]",
-                                box, dim));
+    int64_t dim = dims[rank - 1 - i], box = map.box[rank - 1 - i];
+    // A box may be larger than the tensor (a tile bigger than a small
+    // matrix): TMA fills what lies outside with zeros.
+    if (box < 1 || box > 256)
+      return fail(llvm::formatv("tensor map box size {0} is outside [1, 256]",
+                                box));
     e.dims[i] = dim;
     e.box[i] = box;
     if (i > 0) {
@@ -78,7 +86,7 @@ tensorMapEncoding(const BufferSpec &buffer, const TensorMapSpec &map) {
                                   stride));
       e.strides[i - 1] = stride;
     }
-    stride *= dim;
+    stride *= buffer.shape[rank - 1 - i];
   }
   std::optional<int> swizzle = map.swizzleCode(),
                      l2 = map.l2PromotionCode(), oob = map.oobFillCode(),
@@ -144,18 +152,25 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
 
     Kernel kernel{static_cast<unsigned>(index), *function, {}};
     for (const KernelParamSpec &param : launch.params) {
+      // Buffers are numbered arguments first, then workspaces.
+      uint64_t buffer = param.workspace
+                            ? spec.arguments.size() + param.argument
+                            : param.argument;
       if (param.kind == KernelParamSpec::Kind::Buffer) {
-        kernel.values.push_back(param.argument);
+        kernel.values.push_back(buffer);
         continue;
       }
       if (param.kind == KernelParamSpec::Kind::TensorMap) {
         llvm::Expected<cuda::TensorMapEncoding> encoding = tensorMapEncoding(
-            spec.arguments[param.argument], param.tensorMap);
+            param.workspace ? spec.workspaces[param.argument]
+                            : spec.arguments[param.argument],
+            param.tensorMap);
         if (!encoding)
-          return fail("kernel '" + launch.kernel + "', tensor map of argument #" +
+          return fail("kernel '" + launch.kernel + "', tensor map of " +
+                      (param.workspace ? "workspace" : "argument") + " #" +
                       llvm::Twine(param.argument) + ": " +
                       llvm::toString(encoding.takeError()));
-        kernel.values.push_back(param.argument);
+        kernel.values.push_back(buffer);
         kernel.tensorMaps.push_back(*encoding);
         continue;
       }
@@ -179,7 +194,8 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
   for (const Kernel &kernel : kernels) {
     const LaunchSpec &launch = functionSpec.launches[kernel.launch];
     for (auto [param, value] : llvm::zip_equal(launch.params, kernel.values)) {
-      if (param.kind == KernelParamSpec::Kind::Scalar)
+      // Workspaces come from the allocator, aligned to 256 bytes or more.
+      if (param.kind == KernelParamSpec::Kind::Scalar || param.workspace)
         continue;
       // TMA needs 16-byte aligned global addresses.
       int64_t alignment = param.kind == KernelParamSpec::Kind::TensorMap
@@ -193,6 +209,20 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
             launch.kernel));
     }
   }
+  // The function's buffers: its arguments, then its workspaces, allocated
+  // and freed in stream order around the launches.
+  std::vector<cuda::DevicePtr> addresses(buffers.begin(), buffers.end());
+  llvm::scope_exit freeWorkspaces([&] {
+    for (size_t i = buffers.size(); i < addresses.size(); ++i)
+      driver->freeAsync(addresses[i], stream);
+  });
+  for (const BufferSpec &workspace : functionSpec.workspaces) {
+    llvm::Expected<cuda::DevicePtr> ptr = driver->allocateAsync(
+        workspace.numElements() * workspace.elementBytes(), stream);
+    if (!ptr)
+      return ptr.takeError();
+    addresses.push_back(*ptr);
+  }
   std::vector<void *> params;
   std::vector<cuda::TensorMap> maps;
   for (const Kernel &kernel : kernels) {
@@ -205,7 +235,7 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
       if (param.kind == KernelParamSpec::Kind::TensorMap) {
         cuda::TensorMap &map = maps[nextMap];
         if (llvm::Error e = driver->encodeTensorMap(
-                map, kernel.tensorMaps[nextMap], buffers[value]))
+                map, kernel.tensorMaps[nextMap], addresses[value]))
           return e;
         ++nextMap;
         params.push_back(&map);
@@ -213,8 +243,7 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
       }
       params.push_back(
           param.kind == KernelParamSpec::Kind::Buffer
-              ? static_cast<void *>(
-                    const_cast<cuda::DevicePtr *>(&buffers[value]))
+              ? static_cast<void *>(&addresses[value])
               : static_cast<void *>(const_cast<uint64_t *>(&value)));
     }
     if (llvm::Error e =

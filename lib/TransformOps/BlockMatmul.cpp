@@ -64,6 +64,12 @@ std::optional<int64_t> tessel::rowStride(MemRefType type) {
   return strides[0];
 }
 
+bool tessel::hasAlignedRows(MemRefType type) {
+  std::optional<int64_t> stride = rowStride(type);
+  return stride &&
+         *stride * type.getElementTypeBitWidth() / 8 % 16 == 0;
+}
+
 /// Whether dimension `dim` of `x` and `y` provably has the same size.
 static bool sameSize(Value x, Value y, int64_t dim) {
   FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
@@ -296,4 +302,83 @@ void KernelBuilder::storeValid(Value value, Value dest, ValueRange indices,
   Value mask = vector::CreateMaskOp::create(
       b, loc, VectorType::get({width}, b.getI1Type()), ValueRange{valid});
   vector::MaskedStoreOp::create(b, loc, dest, indices, mask, value);
+}
+
+//===----------------------------------------------------------------------===//
+// copyToAlignedRows
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Emits the copy kernel of copyToAlignedRows: one block per row, each
+/// thread copying one 16-byte chunk of the padded row (the source's
+/// elements are read one by one where its rows are misaligned; the
+/// workspace takes 16-byte stores).
+class AlignedCopyEmitter : KernelBuilder {
+public:
+  AlignedCopyEmitter(OpBuilder &b, Location loc) : KernelBuilder(b, loc) {}
+
+  Value emit(gpu::LaunchOp before, Value source) {
+    auto type = cast<MemRefType>(source.getType());
+    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    int64_t elems = 128 / type.getElementTypeBitWidth();
+    int64_t padded = llvm::alignTo(cols, elems);
+    int64_t chunks = padded / elems;
+    constexpr int64_t kThreads = 256;
+
+    b.setInsertionPoint(before);
+    auto wsType = MemRefType::get({rows, padded}, type.getElementType());
+    auto alloc = gpu::AllocOp::create(b, loc, wsType, /*asyncToken=*/Type(),
+                                      ValueRange(), ValueRange(),
+                                      ValueRange());
+    Value ws = alloc.getMemref();
+    auto copy = gpu::LaunchOp::create(
+        b, loc, cst(rows), cst(llvm::divideCeil(chunks, kThreads)), cst(1),
+        cst(kThreads), cst(1), cst(1));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&copy.getBody().front());
+      Value row = copy.getBlockIds().x;
+      Value chunk = add(mul(copy.getBlockIds().y, kThreads),
+                        copy.getThreadIds().x);
+      Value col = mul(chunk, elems);
+      Value left = arith::MaxSIOp::create(b, loc, sub(cst(cols), col), cst(0));
+      Value valid = arith::MinSIOp::create(b, loc, left, cst(elems));
+      auto any = scf::IfOp::create(b, loc, ult(cst(0), valid),
+                                   /*withElse=*/false);
+      b.setInsertionPointToStart(any.thenBlock());
+      auto vecType = VectorType::get({elems}, type.getElementType());
+      auto full = scf::IfOp::create(b, loc, vecType, eq(valid, elems),
+                                    /*withElse=*/true);
+      b.setInsertionPointToStart(full.thenBlock());
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{vector::LoadOp::create(b, loc, vecType, source,
+                                            ValueRange{row, col})});
+      b.setInsertionPointToStart(full.elseBlock());
+      Value mask = vector::CreateMaskOp::create(
+          b, loc, VectorType::get({elems}, b.getI1Type()), ValueRange{valid});
+      Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
+      scf::YieldOp::create(
+          b, loc,
+          ValueRange{vector::MaskedLoadOp::create(b, loc, vecType, source,
+                                                  ValueRange{row, col}, mask,
+                                                  zeros)});
+      b.setInsertionPointAfter(full);
+      storeValid(full.getResult(0), ws, ValueRange{row, col}, valid);
+      b.setInsertionPointToEnd(&copy.getBody().front());
+      gpu::TerminatorOp::create(b, loc);
+    }
+    b.setInsertionPointAfter(before);
+    gpu::DeallocOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(), ws);
+    return ws;
+  }
+};
+
+} // namespace
+
+Value tessel::copyToAlignedRows(RewriterBase &rewriter, gpu::LaunchOp launch,
+                                Value source) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  return AlignedCopyEmitter(rewriter, launch.getLoc()).emit(launch, source);
 }

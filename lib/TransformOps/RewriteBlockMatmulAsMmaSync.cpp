@@ -32,6 +32,9 @@ static constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
 static constexpr int64_t kThreadsPerWarp = 32;
 /// Elements of a 16-bit type in one 16-byte copy.
 static constexpr int64_t kCopyElems = 8;
+/// Shared memory one block may use on sm_90 (227 KiB), the most of any chip
+/// Tessel targets; the runtime checks the device's own limit at load time.
+static constexpr int64_t kMaxSharedMemory = 232448;
 
 namespace {
 
@@ -47,6 +50,20 @@ struct MmaConfig {
 /// Threads of the block: one warp per warp tile.
 static int64_t blockThreads(const BlockMatmul &bm, const MmaConfig &c) {
   return kThreadsPerWarp * (bm.m / c.warpM) * (bm.n / c.warpN);
+}
+
+/// The shared memory of the A and B stage buffers and, with stage_output,
+/// of the staged output tile, in bytes.
+static int64_t sharedMemoryBytes(const BlockMatmul &bm, const MmaConfig &c) {
+  int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
+  int64_t bytes = c.stages *
+                  (bm.m * (c.tileK + c.padding) + c.tileK * (bm.n + c.padding)) *
+                  inBytes;
+  if (c.stageOutput) {
+    int64_t outBits = bm.outType.getIntOrFloatBitWidth();
+    bytes += bm.m * (bm.n + 128 / outBits) * outBits / 8;
+  }
+  return bytes;
 }
 
 /// Checks the configuration against the block tile; returns why it does not
@@ -82,6 +99,12 @@ static std::string checkConfig(const BlockMatmul &bm, const MmaConfig &c) {
     os << "the " << bm.m << "x" << c.tileK << " A tile and " << c.tileK << "x"
        << bm.n << " B tile do not split into 16-byte copies evenly among "
        << threads << " threads";
+  else if (int64_t bytes = sharedMemoryBytes(bm, c); bytes > kMaxSharedMemory)
+    os << "the " << bm.m << "x" << bm.n << " tile with tile_k = " << c.tileK
+       << ", " << c.stages << " stages and padding " << c.padding
+       << (c.stageOutput ? " (and its staged output)" : "") << " needs "
+       << bytes << " bytes of shared memory; a block has at most "
+       << kMaxSharedMemory << " (sm_90)";
   return msg;
 }
 
@@ -292,6 +315,20 @@ scf::ForOp MmaSyncEmitter::emit() {
   return loop;
 }
 
+/// Whether `tile` (a block's tile of a buffer) spans the buffer's whole
+/// dimension `dim`.
+static bool wholeDimension(Value tile, int64_t dim) {
+  auto type = cast<MemRefType>(tile.getType());
+  if (type.isDynamicDim(dim))
+    return false;
+  Value whole = tile;
+  if (auto subview = tile.getDefiningOp<memref::SubViewOp>())
+    whole = subview.getSource();
+  auto wholeType = cast<MemRefType>(whole.getType());
+  return !wholeType.isDynamicDim(dim) &&
+         wholeType.getDimSize(dim) == type.getDimSize(dim);
+}
+
 DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
     transform::TransformRewriter &rewriter,
     transform::TransformResults &results, transform::TransformState &state) {
@@ -317,25 +354,15 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
         matchBlockMatmul(transformOp, target, "mma.sync", bm);
     if (!diag.succeeded())
       return diag;
-    // A block extent smaller than one warp tile (the whole dimension fits
-    // in one block) is computed as one warp tile; the rest is zero-filled
-    // and not stored.
+    // When one block covers a whole dimension that is not a multiple of
+    // the warp tile, the block computes whole warp tiles; the rest is
+    // zero-filled and not stored.
     auto a = cast<MemRefType>(bm.a.getType());
     auto bType = cast<MemRefType>(bm.b.getType());
-    if (!a.isDynamicDim(0) && bm.m < config.warpM)
-      bm.m = config.warpM;
-    if (!bType.isDynamicDim(1) && bm.n < config.warpN)
-      bm.n = config.warpN;
-    for (MemRefType type : {a, bType})
-      if (*rowStride(type) * bm.inType.getIntOrFloatBitWidth() / 8 % 16 !=
-          0) {
-        DiagnosedSilenceableFailure diag =
-            emitSilenceableError()
-            << "the rows of A or B are not 16-byte aligned (16-byte "
-               "cp.async copies need 16-byte row strides)";
-        diag.attachNote(target->getLoc()) << "target op";
-        return diag;
-      }
+    if (wholeDimension(bm.a, 0))
+      bm.m = llvm::alignTo(bm.m, config.warpM);
+    if (wholeDimension(bm.b, 1))
+      bm.n = llvm::alignTo(bm.n, config.warpN);
     if (std::string why = checkConfig(bm, config); !why.empty()) {
       DiagnosedSilenceableFailure diag = emitSilenceableError() << why;
       diag.attachNote(target->getLoc()) << "target op";
@@ -347,6 +374,33 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
         std::nullopt, blockThreads(bm, config), 1, 1);
     if (!diag.succeeded())
       return diag;
+
+    // 16-byte cp.async needs 16-byte row strides: an operand whose rows are
+    // not (f16 with an odd K or N) is first copied into a workspace with
+    // padded rows, and the block reads its tile of the copy.
+    for (Value *operand : {&bm.a, &bm.b}) {
+      if (hasAlignedRows(cast<MemRefType>(operand->getType())))
+        continue;
+      FailureOr<TiledOperand> tiled = getTiledOperand(*operand, bm.launch);
+      if (failed(tiled)) {
+        DiagnosedSilenceableFailure diag =
+            emitSilenceableError()
+            << "the rows of A or B are not 16-byte aligned and the operand "
+               "is not a unit-stride tile of a statically shaped buffer "
+               "defined outside the launch, which could be copied";
+        diag.attachNote(target->getLoc()) << "target op";
+        return diag;
+      }
+      Value ws = copyToAlignedRows(rewriter, bm.launch, tiled->source);
+      rewriter.setInsertionPoint(bm.op());
+      auto type = cast<MemRefType>(operand->getType());
+      SmallVector<OpFoldResult> sizes =
+          memref::getMixedSizes(rewriter, bm.loc(), *operand);
+      *operand = memref::SubViewOp::create(
+          rewriter, bm.loc(), ws, tiled->offsets, sizes,
+          SmallVector<OpFoldResult>(type.getRank(),
+                                    rewriter.getIndexAttr(1)));
+    }
 
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);

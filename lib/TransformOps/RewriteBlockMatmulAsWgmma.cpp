@@ -340,6 +340,16 @@ scf::ForOp WgmmaEmitter::emit() {
           b, loc, empty, cst(kWarpgroupThreads * l.consumers), cst(s),
           Value());
     }
+    // The barriers are initialized by generic-proxy stores; TMA completes
+    // transactions on them through the async proxy. Without these fences
+    // a TMA load could complete on what a block that ran earlier on this
+    // SM left in the same shared memory (seen on an H100 as NaNs and
+    // launch failures with 64x64 tiles, whose many short blocks per SM
+    // reuse shared memory quickly).
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
     nvgpu::TmaPrefetchOp::create(b, loc, descA, Value());
     nvgpu::TmaPrefetchOp::create(b, loc, descB, Value());
   }
@@ -405,9 +415,6 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
                        [](int64_t size) { return size > INT32_MAX; }))
         return fail("a dimension of A or B exceeds the 32-bit coordinates "
                     "of TMA");
-      if (*rowStride(type) * bm.inType.getIntOrFloatBitWidth() / 8 % 16 != 0)
-        return fail("the rows of A or B are not 16-byte aligned (TMA needs "
-                    "16-byte row strides)");
     }
 
     int64_t warpgroups = computeLayout(bm, *stages).consumers + 1;
@@ -416,6 +423,20 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
         std::nullopt, kWarpgroupThreads, warpgroups, 1);
     if (!diag.succeeded())
       return diag;
+
+    // TMA needs 16-byte row strides: an operand whose rows are not (f16 with
+    // an odd K or N) is first copied into a workspace with padded rows, and
+    // its tensor map describes the copy.
+    for (TiledOperand *operand : {&*a, &*bOperand}) {
+      auto type = cast<MemRefType>(operand->source.getType());
+      if (hasAlignedRows(type))
+        continue;
+      Value ws = copyToAlignedRows(rewriter, bm.launch, operand->source);
+      rewriter.setInsertionPoint(bm.launch);
+      operand->source = memref::SubViewOp::create(
+          rewriter, bm.loc(), ws, ArrayRef<int64_t>{0, 0}, type.getShape(),
+          ArrayRef<int64_t>{1, 1});
+    }
 
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);

@@ -1,8 +1,10 @@
-//===- ApplySchedule.cpp - Apply a schedule with chosen knob values -------===//
+//===- ApplySchedule.cpp - Apply a schedule with knobs chosen for the payload -===//
 
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 #include "tessel/Tuning/Database.h"
+#include "tessel/Tuning/KnobChoice.h"
+#include "tessel/Tuning/SearchSpace.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,7 +15,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 namespace tessel {
 #define GEN_PASS_DEF_TESSELAPPLYSCHEDULE
@@ -22,7 +24,34 @@ namespace tessel {
 
 using namespace mlir;
 
+/// How many of the rule's best points are tried before giving up on a
+/// schedule (each try applies the schedule to a copy of the payload).
+static constexpr size_t kRuleCandidates = 16;
+/// How many nearest records are tried.
+static constexpr size_t kNearestCandidates = 4;
+
 namespace {
+
+/// One schedule library.
+struct Library {
+  std::string path;
+  OwningOpRef<ModuleOp> module;
+  std::string hash;
+  /// Each knob op with the `selected` value the schedule gives it.
+  SmallVector<std::pair<transform::tune::KnobOp, std::optional<Attribute>>>
+      written;
+  /// The knob space, when every knob lists its options (the rule needs it).
+  std::optional<tessel::SearchSpace> space;
+  /// Why `knobs=` cannot apply to this library; empty when it can.
+  std::string rejectsGivenKnobs;
+  std::string targetChip;
+};
+
+/// Knob values to try, and where they come from.
+struct Choice {
+  SmallVector<std::string> assignments;
+  std::string source;
+};
 
 struct ApplySchedule : tessel::impl::TesselApplyScheduleBase<ApplySchedule> {
   using Base::Base;
@@ -31,97 +60,111 @@ struct ApplySchedule : tessel::impl::TesselApplyScheduleBase<ApplySchedule> {
   void runOnOperation() override;
 
 private:
-  /// Sets `selected` on the schedule's knobs from `assignments` (name=value),
-  /// checking names and values; every knob must end up with a value.
-  LogicalResult selectKnobs(ArrayRef<std::string> assignments);
-  /// The knobs of the best record in the tuning database `db` for this
-  /// payload, followed by the `knobs` option (which wins).
-  FailureOr<SmallVector<std::string>> knobsFromDatabase(ModuleOp payload);
+  /// Sets `selected` on the library's knobs from `assignments` (name=value)
+  /// after restoring the schedule's own values, checking names and values;
+  /// every knob must end up with a value. Errors go to the diagnostic
+  /// engine.
+  LogicalResult selectKnobs(Library &lib, ArrayRef<std::string> assignments);
+  /// The knob values to try for `payload`, best first.
+  FailureOr<SmallVector<Choice>> chooseKnobs(Library &lib, ModuleOp payload,
+                                             std::string &why);
+  /// Applies `lib` with `choice` to a copy of the payload and, when that
+  /// succeeds, replaces the payload with it. Diagnostics are shown only
+  /// with `report`; otherwise the first error is returned in `why`.
+  LogicalResult tryChoice(Library &lib, const Choice &choice, ModuleOp payload,
+                          bool report, std::string &why);
+  /// The knob summary ("tile_m=64 tile_n=128") of the library's selection.
+  std::string knobSummary(const Library &lib) const;
 
   /// Shared with clones of the pass (one per pass-manager thread).
-  std::shared_ptr<OwningOpRef<ModuleOp>> library;
-  /// The knob values in effect, by name, as recorded on the payload.
-  SmallVector<NamedAttribute> selectedKnobs;
-  /// The same, for diagnostics ("tile_m=64 tile_n=128").
-  std::string knobSummary;
+  std::shared_ptr<std::vector<Library>> libraries;
 };
 
 } // namespace
 
-LogicalResult ApplySchedule::initialize(MLIRContext *context) {
-  Location loc = FileLineColLoc::get(context, schedule, 0, 0);
-  if (schedule.empty())
-    return emitError(UnknownLoc::get(context))
-           << "tessel-apply-schedule: the 'schedule' option (path of a "
-              "schedule library) is required";
-  if (!llvm::sys::fs::exists(schedule))
-    return emitError(loc) << "cannot open schedule file '" << schedule
-                          << "': no such file";
-
-  library = std::make_shared<OwningOpRef<ModuleOp>>();
-  if (failed(transform::detail::parseTransformModuleFromFile(context, schedule,
-                                                             *library)))
-    return emitError(loc) << "cannot parse schedule file '" << schedule << "'";
-  // With a database, the knobs depend on the payload: chosen when it runs.
-  if (!db.empty())
-    return success();
-  return selectKnobs(knobs);
-}
-
-FailureOr<SmallVector<std::string>>
-ApplySchedule::knobsFromDatabase(ModuleOp payload) {
-  Location loc = tessel::payloadLocation(payload);
-  llvm::Expected<tessel::TuningDatabase> database =
-      tessel::TuningDatabase::open(db);
-  if (!database)
-    return emitError(loc) << llvm::toString(database.takeError());
-  llvm::Expected<std::string> workload = tessel::workloadKey(payload);
-  if (!workload)
-    return emitError(loc) << "cannot take knobs from '" << db
-                          << "': " << llvm::toString(workload.takeError());
-  tessel::TuningKey key{*workload, device, tessel::scheduleHash(library->get()),
-                        tessel::compilerId()};
-  if (key.device.empty()) {
-    std::vector<std::string> devices = database->devicesFor(key);
-    if (devices.empty())
-      return emitError(loc)
-             << "tuning database '" << db << "' has no records of '"
-             << key.workload << "' for this schedule (content hash "
-             << key.scheduleHash << ") and compiler (" << key.compiler
-             << "): tune it first";
-    if (devices.size() != 1)
-      return emitError(loc)
-             << "tuning database '" << db << "' has records of '"
-             << key.workload << "' with this schedule and compiler for "
-             << devices.size()
-             << " devices; choose one with device=<name as recorded>";
-    key.device = devices.front();
-  }
-  const tessel::TuningRecord *best = database->best(key);
-  if (!best)
-    return emitError(loc) << "tuning database '" << db
-                          << "' has no verified record of '" << key.workload
-                          << "' on '" << key.device
-                          << "' for this schedule and compiler: tune first";
-  // The knobs= option wins over the record.
-  llvm::StringSet<> overridden;
-  for (const std::string &assignment : knobs)
-    overridden.insert(StringRef(assignment).split('=').first.trim());
-  SmallVector<std::string> result;
-  for (const auto &[name, value] : best->knobs)
-    if (!overridden.contains(name))
-      result.push_back(name + "=" + value);
-  result.append(knobs.begin(), knobs.end());
-  return result;
-}
-
-LogicalResult ApplySchedule::selectKnobs(ArrayRef<std::string> assignments) {
-  ModuleOp module = library->get();
+/// The knob ops of `module` by name, in order.
+static llvm::MapVector<StringRef, SmallVector<transform::tune::KnobOp>>
+knobsByName(ModuleOp module) {
   llvm::MapVector<StringRef, SmallVector<transform::tune::KnobOp>> byName;
   module.walk([&](transform::tune::KnobOp knob) {
     byName[knob.getName()].push_back(knob);
   });
+  return byName;
+}
 
+LogicalResult ApplySchedule::initialize(MLIRContext *context) {
+  if (schedules.empty())
+    return emitError(UnknownLoc::get(context))
+           << "tessel-apply-schedule: the 'schedule' option (path of a "
+              "schedule library) is required";
+  if (defaults != "rule" && defaults != "nearest" && defaults != "schedule")
+    return emitError(UnknownLoc::get(context))
+           << "tessel-apply-schedule: defaults=" << defaults
+           << " is not one of rule, nearest, schedule";
+  libraries = std::make_shared<std::vector<Library>>();
+  for (const std::string &path : schedules) {
+    Location loc = FileLineColLoc::get(context, path, 0, 0);
+    if (!llvm::sys::fs::exists(path))
+      return emitError(loc) << "cannot open schedule file '" << path
+                            << "': no such file";
+    Library lib;
+    lib.path = path;
+    if (failed(transform::detail::parseTransformModuleFromFile(context, path,
+                                                               lib.module)))
+      return emitError(loc) << "cannot parse schedule file '" << path << "'";
+    lib.hash = tessel::scheduleHash(lib.module.get());
+    lib.module->walk([&](transform::tune::KnobOp knob) {
+      lib.written.emplace_back(knob, knob.getSelected());
+    });
+    if (auto chipAttr =
+            lib.module.get()->getAttrOfType<StringAttr>("tessel.target_chip"))
+      lib.targetChip = chipAttr.str();
+    {
+      // A library whose knobs list no options has no space for the rule.
+      ScopedDiagnosticHandler quiet(context,
+                                    [](Diagnostic &) { return success(); });
+      llvm::Expected<tessel::SearchSpace> space =
+          tessel::SearchSpace::fromSchedule(lib.module.get());
+      if (space)
+        lib.space = std::move(*space);
+      else
+        llvm::consumeError(space.takeError());
+    }
+    libraries->push_back(std::move(lib));
+  }
+
+  // knobs= must make sense for the schedules: with one schedule a mistake
+  // is an error; with several, a schedule it does not fit is skipped.
+  bool anyAccepts = false;
+  for (Library &lib : *libraries) {
+    std::string message;
+    {
+      ScopedDiagnosticHandler capture(context, [&](Diagnostic &d) {
+        if (message.empty())
+          message = d.str();
+        return success();
+      });
+      if (failed(selectKnobs(lib, knobs)))
+        lib.rejectsGivenKnobs = message.empty() ? "bad knobs" : message;
+    }
+    anyAccepts |= lib.rejectsGivenKnobs.empty();
+  }
+  if (!anyAccepts)
+    // Report the first schedule's error where it happens.
+    return selectKnobs(libraries->front(), knobs);
+  return success();
+}
+
+LogicalResult ApplySchedule::selectKnobs(Library &lib,
+                                         ArrayRef<std::string> assignments) {
+  for (auto &[knob, value] : lib.written) {
+    if (value)
+      knob.setSelectedAttr(*value);
+    else
+      knob.removeSelectedAttr();
+  }
+  ModuleOp module = lib.module.get();
+  auto byName = knobsByName(module);
   auto knownNames = [&] {
     std::string names;
     llvm::raw_string_ostream os(names);
@@ -145,7 +188,7 @@ LogicalResult ApplySchedule::selectKnobs(ArrayRef<std::string> assignments) {
     auto it = byName.find(name);
     if (it == byName.end())
       return emitError(module.getLoc())
-             << "schedule '" << schedule << "' has no knob named '" << name
+             << "schedule '" << lib.path << "' has no knob named '" << name
              << "' (its knobs: " << knownNames() << ")";
 
     for (transform::tune::KnobOp knob : it->second) {
@@ -180,68 +223,277 @@ LogicalResult ApplySchedule::selectKnobs(ArrayRef<std::string> assignments) {
         return failure();
     }
   }
-
-  selectedKnobs.clear();
-  knobSummary.clear();
-  llvm::raw_string_ostream summary(knobSummary);
-  for (auto &[name, ops] : byName) {
-    transform::tune::KnobOp knob = ops.front();
-    if (!knob.getSelected())
-      return emitError(knob.getLoc())
+  for (auto &[name, ops] : byName)
+    if (!ops.front().getSelected())
+      return emitError(ops.front().getLoc())
              << "knob '" << name
              << "' has no value: give one with knobs=" << name
              << "=<value> or a `selected` default in the schedule";
-    selectedKnobs.emplace_back(knob.getNameAttr(), *knob.getSelected());
-    if (!knobSummary.empty())
-      summary << " ";
-    summary << name << "=";
-    if (auto integer = dyn_cast<IntegerAttr>(*knob.getSelected()))
-      summary << integer.getValue();
+  return success();
+}
+
+std::string ApplySchedule::knobSummary(const Library &lib) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (auto &[name, ops] : knobsByName(lib.module.get())) {
+    if (!text.empty())
+      os << " ";
+    os << name << "=";
+    Attribute value = *ops.front().getSelected();
+    if (auto integer = dyn_cast<IntegerAttr>(value))
+      os << integer.getValue();
     else
-      summary << *knob.getSelected();
+      os << value;
   }
+  return text;
+}
+
+/// `assignments` followed by the given knobs, which win.
+static SmallVector<std::string> withGiven(ArrayRef<std::string> base,
+                                          ArrayRef<std::string> given) {
+  llvm::StringSet<> overridden;
+  for (const std::string &assignment : given)
+    overridden.insert(StringRef(assignment).split('=').first.trim());
+  SmallVector<std::string> result;
+  for (const std::string &assignment : base)
+    if (!overridden.contains(StringRef(assignment).split('=').first.trim()))
+      result.push_back(assignment);
+  result.append(given.begin(), given.end());
+  return result;
+}
+
+static SmallVector<std::string>
+assignmentsOf(const std::map<std::string, std::string> &knobs) {
+  SmallVector<std::string> result;
+  for (const auto &[name, value] : knobs)
+    result.push_back(name + "=" + value);
+  return result;
+}
+
+FailureOr<SmallVector<Choice>>
+ApplySchedule::chooseKnobs(Library &lib, ModuleOp payload, std::string &why) {
+  SmallVector<Choice> choices;
+  std::string givenNote;
+  if (!knobs.empty())
+    givenNote = "; knobs= sets " + llvm::join(llvm::map_range(knobs, [](const std::string &a) {
+                  return StringRef(a).split('=').first.trim().str();
+                }), ", ");
+
+  // 1. Every knob given.
+  auto byName = knobsByName(lib.module.get());
+  llvm::StringSet<> givenNames;
+  std::map<std::string, std::string> fixed;
+  for (const std::string &assignment : knobs) {
+    auto [name, value] = StringRef(assignment).split('=');
+    givenNames.insert(name.trim());
+    fixed[name.trim().str()] = value.trim().str();
+  }
+  if (llvm::all_of(byName, [&](auto &entry) {
+        return givenNames.contains(entry.first);
+      })) {
+    choices.push_back({SmallVector<std::string>(knobs.begin(), knobs.end()),
+                       givenSource});
+    return choices;
+  }
+
+  // What the payload computes; without a recognized workload only the
+  // schedule's own values apply.
+  llvm::Expected<std::string> workload = tessel::workloadKey(payload);
+  std::optional<tessel::ProblemShape> shape;
+  if (workload)
+    shape = tessel::parseWorkloadKey(*workload);
+  else
+    llvm::consumeError(workload.takeError());
+  std::string chipName = !chip.empty()          ? chip
+                         : !lib.targetChip.empty() ? lib.targetChip
+                                                   : std::string("sm_90");
+  tessel::ChipLimits limits = tessel::chipLimits(chipName, smCount);
+  std::string arch = device.empty() ? limits.arch : tessel::deviceArch(device);
+
+  // 2. A tuned record of this workload.
+  Location loc = tessel::payloadLocation(payload);
+  SmallVector<tessel::TuningDatabase> databases;
+  for (const std::string &path : dbs) {
+    llvm::Expected<tessel::TuningDatabase> db =
+        tessel::TuningDatabase::open(path);
+    if (!db) {
+      emitError(loc) << llvm::toString(db.takeError());
+      return failure();
+    }
+    databases.push_back(std::move(*db));
+  }
+  if (!dbs.empty() && !shape) {
+    emitError(loc) << "cannot take knobs from a tuning database: no function "
+                      "of the payload computes a workload Tessel recognizes "
+                      "(relu(A x B) on its arguments)";
+    return failure();
+  }
+  if (shape) {
+    tessel::TuningKey key{*workload, device, lib.hash, tessel::compilerId()};
+    for (auto [path, db] : llvm::zip(dbs, databases)) {
+      tessel::TuningKey k = key;
+      std::string note;
+      if (k.device.empty()) {
+        std::vector<std::string> devices = db.devicesFor(k);
+        if (devices.size() > 1) {
+          emitError(loc) << "tuning database '" << path << "' has records of '"
+                         << k.workload
+                         << "' with this schedule and compiler for "
+                         << devices.size()
+                         << " devices; choose one with device=<name as "
+                            "recorded>";
+          return failure();
+        }
+        if (devices.empty())
+          continue;
+        k.device = devices.front();
+      }
+      // Records of a GPU of another architecture do not apply.
+      const tessel::TuningRecord *best =
+          tessel::deviceArch(k.device) == arch ? db.best(k) : nullptr;
+      if (!best && !device.empty()) {
+        // Another GPU of the same architecture (an H200 for an H100).
+        for (const std::string &other : db.devicesFor({*workload, "", lib.hash,
+                                                       key.compiler}))
+          if (tessel::deviceArch(other) == arch) {
+            k.device = other;
+            best = db.best(k);
+            note = " (another " + arch + " GPU)";
+            break;
+          }
+      }
+      if (!best)
+        continue;
+      choices.push_back({withGiven(assignmentsOf(best->knobs), knobs),
+                         "tuned on " + k.device + note + " in " + path +
+                             givenNote});
+      return choices;
+    }
+  }
+
+  // 3. The nearest tuned shape, the rule, the schedule's values.
+  if (shape && defaults == "nearest") {
+    tessel::TuningKey key{*workload, device, lib.hash, tessel::compilerId()};
+    SmallVector<std::pair<const tessel::TuningRecord *, std::string>> nearest;
+    for (auto [path, db] : llvm::zip(dbs, databases))
+      for (const tessel::TuningRecord *r : tessel::nearestRecords(
+               db, key, arch, *shape, kNearestCandidates,
+               /*excludeSelf=*/false))
+        nearest.emplace_back(r, path);
+    for (auto &[r, path] : nearest)
+      choices.push_back({withGiven(assignmentsOf(r->knobs), knobs),
+                         "nearest record: " + r->key.workload + " on " +
+                             r->key.device + " in " + path + givenNote});
+  }
+  if (shape && defaults != "schedule" && lib.space) {
+    for (const tessel::Candidate &c : tessel::rankByRule(
+             *lib.space, *shape, limits, fixed, kRuleCandidates))
+      choices.push_back({withGiven(assignmentsOf(lib.space->values(c)), knobs),
+                         "rule (" + limits.arch + ", " +
+                             std::to_string(limits.smCount) + " SMs)" +
+                             givenNote});
+  }
+  choices.push_back({SmallVector<std::string>(knobs.begin(), knobs.end()),
+                     "schedule defaults" + givenNote});
+  (void)why;
+  return choices;
+}
+
+LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
+                                       ModuleOp payload, bool report,
+                                       std::string &why) {
+  MLIRContext *ctx = payload.getContext();
+  std::optional<ScopedDiagnosticHandler> quiet;
+  if (!report)
+    quiet.emplace(ctx, [&](Diagnostic &d) {
+      if (why.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+        why = d.str();
+      return success();
+    });
+  if (failed(selectKnobs(lib, choice.assignments)))
+    return failure();
+  auto entryOp = dyn_cast_or_null<transform::TransformOpInterface>(
+      SymbolTable::lookupSymbolIn(lib.module.get(), entry));
+  if (!entryOp)
+    return emitError(lib.module->getLoc())
+           << "schedule '" << lib.path << "' has no named sequence '" << entry
+           << "'";
+
+  // Record what each function computes before the schedule rewrites it,
+  // so that runtimes can check kernels against a reference, and which
+  // schedule and knobs produced its kernels.
+  SmallVector<NamedAttribute> selected;
+  for (auto &[name, ops] : knobsByName(lib.module.get()))
+    selected.emplace_back(ops.front().getNameAttr(), *ops.front().getSelected());
+  auto str = [&](StringRef s) { return StringAttr::get(ctx, s); };
+  DictionaryAttr scheduleInfo = DictionaryAttr::get(
+      ctx, {NamedAttribute(str("path"), str(lib.path)),
+            NamedAttribute(str("hash"), str(lib.hash)),
+            NamedAttribute(str("knobs"), DictionaryAttr::get(ctx, selected)),
+            NamedAttribute(str("knob_source"), str(choice.source))});
+  OwningOpRef<ModuleOp> copy = payload.clone();
+  for (auto func : copy->getOps<func::FuncOp>()) {
+    if (DictionaryAttr workload = tessel::recognizeWorkload(func))
+      func->setAttr(tessel::kWorkloadAttrName, workload);
+    func->setAttr(tessel::kScheduleAttrName, scheduleInfo);
+  }
+  if (failed(transform::applyTransformNamedSequence(
+          copy.get(), entryOp, lib.module.get(),
+          transform::TransformOptions()))) {
+    emitError(tessel::payloadLocation(payload))
+        << "schedule '" << lib.path << "' (entry @" << entry
+        << ") failed on this payload with knobs: " << knobSummary(lib);
+    return failure();
+  }
+  payload.getBodyRegion().takeBody(copy->getBodyRegion());
+  payload->setAttrs(copy.get()->getAttrDictionary());
   return success();
 }
 
 void ApplySchedule::runOnOperation() {
   ModuleOp payload = getOperation();
-  ModuleOp module = library->get();
-  if (!db.empty()) {
-    FailureOr<SmallVector<std::string>> assignments =
-        knobsFromDatabase(payload);
-    if (failed(assignments) || failed(selectKnobs(*assignments)))
+  SmallVector<std::string> reasons;
+  Library *firstServable = nullptr;
+  for (Library &lib : *libraries) {
+    if (!lib.rejectsGivenKnobs.empty()) {
+      reasons.push_back(lib.path + ": " + lib.rejectsGivenKnobs);
+      continue;
+    }
+    if (!firstServable)
+      firstServable = &lib;
+    std::string why;
+    FailureOr<SmallVector<Choice>> choices = chooseKnobs(lib, payload, why);
+    if (failed(choices))
       return signalPassFailure();
-  }
-  auto entryOp = dyn_cast_or_null<transform::TransformOpInterface>(
-      SymbolTable::lookupSymbolIn(module, entry));
-  if (!entryOp) {
-    emitError(module.getLoc()) << "schedule '" << schedule
-                               << "' has no named sequence '" << entry << "'";
-    return signalPassFailure();
-  }
-
-  // Record what each function computes before the schedule rewrites it,
-  // so that runtimes can check kernels against a reference, and which
-  // schedule and knobs produced its kernels.
-  MLIRContext *ctx = payload.getContext();
-  DictionaryAttr scheduleInfo = DictionaryAttr::get(
-      ctx, {NamedAttribute(StringAttr::get(ctx, "path"),
-                           StringAttr::get(ctx, schedule)),
-            NamedAttribute(StringAttr::get(ctx, "hash"),
-                           StringAttr::get(ctx, tessel::scheduleHash(module))),
-            NamedAttribute(StringAttr::get(ctx, "knobs"),
-                           DictionaryAttr::get(ctx, selectedKnobs))});
-  for (auto func : payload.getOps<func::FuncOp>()) {
-    if (DictionaryAttr workload = tessel::recognizeWorkload(func))
-      func->setAttr(tessel::kWorkloadAttrName, workload);
-    func->setAttr(tessel::kScheduleAttrName, scheduleInfo);
+    std::string firstWhy;
+    for (const Choice &choice : *choices) {
+      why.clear();
+      if (succeeded(tryChoice(lib, choice, payload, /*report=*/false, why))) {
+        if (!reasons.empty())
+          emitRemark(tessel::payloadLocation(payload))
+              << "schedule '" << lib.path << "' serves this payload; "
+              << llvm::join(reasons, "; ");
+        return;
+      }
+      if (firstWhy.empty())
+        firstWhy = why;
+    }
+    reasons.push_back("schedule '" + lib.path +
+                      "' cannot serve it: " + firstWhy);
   }
 
-  if (failed(transform::applyTransformNamedSequence(
-          payload, entryOp, module, transform::TransformOptions()))) {
+  // Nothing served the payload: show the first schedule's own diagnostics
+  // for its first choice, then the reasons of the others.
+  if (firstServable) {
+    std::string why;
+    FailureOr<SmallVector<Choice>> choices =
+        chooseKnobs(*firstServable, payload, why);
+    if (succeeded(choices))
+      (void)tryChoice(*firstServable, choices->front(), payload,
+                      /*report=*/true, why);
+  }
+  if (libraries->size() > 1)
     emitError(tessel::payloadLocation(payload))
-        << "schedule '" << schedule << "' (entry @" << entry
-        << ") failed on this payload with knobs: " << knobSummary;
-    return signalPassFailure();
-  }
+        << "no schedule serves this payload: " << llvm::join(reasons, "; ");
+  signalPassFailure();
 }

@@ -176,7 +176,9 @@ static std::optional<ScheduleSpec> readSchedule(func::FuncOp func) {
   auto knobs = dict.getAs<DictionaryAttr>("knobs");
   if (!path || !hash || !knobs)
     return std::nullopt;
-  ScheduleSpec schedule{path.str(), hash.str(), {}};
+  ScheduleSpec schedule{path.str(), hash.str(), {}, ""};
+  if (auto source = dict.getAs<StringAttr>("knob_source"))
+    schedule.knobSource = source.str();
   for (NamedAttribute knob : knobs) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -191,25 +193,56 @@ static std::optional<ScheduleSpec> readSchedule(func::FuncOp func) {
   return schedule;
 }
 
-/// Describes a tensor map the host creates from one of `func`'s arguments
-/// (`nvgpu.tma.create.descriptor` of a `memref.cast` of it); the runtime
-/// encodes it with cuTensorMapEncodeTiled. Fails with a diagnostic on
-/// anything else.
-static LogicalResult readTensorMap(func::FuncOp func,
-                                   nvgpu::TmaCreateDescriptorOp create,
-                                   KernelParamSpec &param) {
+/// Which buffer `value` is in the host function: one of its arguments, or
+/// a workspace (a `gpu.alloc` of the function, numbered in `workspaces`).
+static bool bufferOf(func::FuncOp func, Value value,
+                     const llvm::DenseMap<Value, unsigned> &workspaces,
+                     KernelParamSpec &param) {
+  if (std::optional<unsigned> index = argumentIndex(func, value)) {
+    param.argument = *index;
+    param.workspace = false;
+    return true;
+  }
+  auto it = workspaces.find(value);
+  if (it == workspaces.end())
+    return false;
+  param.argument = it->second;
+  param.workspace = true;
+  return true;
+}
+
+/// Describes a tensor map the host creates from one of `func`'s buffers
+/// (`nvgpu.tma.create.descriptor` of a `memref.cast` of an argument, of a
+/// workspace, or of a leading `memref.subview` of one); the runtime encodes
+/// it with cuTensorMapEncodeTiled. Fails with a diagnostic on anything
+/// else.
+static LogicalResult
+readTensorMap(func::FuncOp func, nvgpu::TmaCreateDescriptorOp create,
+              const llvm::DenseMap<Value, unsigned> &workspaces,
+              KernelParamSpec &param) {
   Value tensor = create.getTensor();
   if (auto cast = tensor.getDefiningOp<memref::CastOp>())
     tensor = cast.getSource();
-  std::optional<unsigned> index = argumentIndex(func, tensor);
-  if (!index)
-    return create.emitError()
-           << "tensor map of a value that is not an argument of '"
-           << func.getSymName() << "'; the runtime only encodes tensor maps "
-           << "of the host function's buffers";
-  param.kind = KernelParamSpec::Kind::TensorMap;
-  param.argument = *index;
   TensorMapSpec &map = param.tensorMap;
+  if (auto subview = tensor.getDefiningOp<memref::SubViewOp>()) {
+    // The leading part of a buffer: zero offsets, unit strides, static
+    // sizes.
+    if (!llvm::all_of(subview.getMixedOffsets(),
+                      [](OpFoldResult o) { return isConstantIntValue(o, 0); }) ||
+        !subview.hasUnitStride() || !subview.getType().hasStaticShape())
+      return create.emitError()
+             << "tensor map of a subview that is not the leading part of "
+                "its buffer (zero offsets, unit strides, static sizes)";
+    map.shape = subview.getType().getShape().vec();
+    tensor = subview.getSource();
+  }
+  if (!bufferOf(func, tensor, workspaces, param))
+    return create.emitError()
+           << "tensor map of a value that is neither an argument of '"
+           << func.getSymName() << "' nor a workspace it allocates; the "
+           << "runtime only encodes tensor maps of the host function's "
+           << "buffers";
+  param.kind = KernelParamSpec::Kind::TensorMap;
   for (Value size : create.getBoxDimensions()) {
     std::optional<int64_t> box = getConstantIntValue(size);
     if (!box || *box <= 0)
@@ -281,6 +314,24 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
     }
   }
 
+  // Workspaces: device buffers the function allocates (gpu.alloc) for its
+  // kernels; the runtime allocates them at each call.
+  llvm::DenseMap<Value, unsigned> workspaces;
+  WalkResult allocs = func.walk([&](gpu::AllocOp alloc) -> WalkResult {
+    MemRefType type = alloc.getType();
+    if (alloc.getAsyncToken() || !type.hasStaticShape() ||
+        !type.getLayout().isIdentity() || type.getMemorySpace())
+      return alloc.emitError()
+             << "a workspace must be a synchronous gpu.alloc of a statically "
+                "shaped, row-major memref in global memory";
+    workspaces[alloc.getMemref()] = spec.workspaces.size();
+    spec.workspaces.push_back(
+        {typeName(type.getElementType()), type.getShape().vec()});
+    return WalkResult::advance();
+  });
+  if (allocs.wasInterrupted())
+    return failure();
+
   WalkResult walk = func.walk([&](gpu::LaunchFuncOp launch) -> WalkResult {
     LaunchSpec ls;
     ls.binary = launch.getKernelModuleName().str();
@@ -302,12 +353,11 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
     for (auto [i, operand] : llvm::enumerate(launch.getKernelOperands())) {
       KernelParamSpec param;
       Attribute constant;
-      if (std::optional<unsigned> index = argumentIndex(func, operand)) {
+      if (bufferOf(func, operand, workspaces, param)) {
         param.kind = KernelParamSpec::Kind::Buffer;
-        param.argument = *index;
       } else if (auto create =
                      operand.getDefiningOp<nvgpu::TmaCreateDescriptorOp>()) {
-        if (failed(readTensorMap(func, create, param)))
+        if (failed(readTensorMap(func, create, workspaces, param)))
           return WalkResult::interrupt();
       } else if (matchPattern(operand, m_Constant(&constant)) &&
                  isa<IntegerAttr, FloatAttr>(constant) &&
@@ -324,8 +374,8 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
         return launch.emitError()
                << "kernel argument #" << i << " is neither an argument of '"
                << spec.name
-               << "' nor a non-index scalar constant; a plain launcher "
-                  "cannot provide it";
+               << "', a workspace it allocates, nor a non-index scalar "
+                  "constant; a plain launcher cannot provide it";
       }
       ls.params.push_back(std::move(param));
     }

@@ -52,10 +52,13 @@ void Tune::runOnOperation() {
 
   // Apply the winner, exactly as --tessel-apply-schedule would.
   tessel::TesselApplyScheduleOptions apply;
-  apply.schedule = schedule;
+  apply.schedules = {schedule};
   apply.entry = entry;
   for (auto &[name, value] : *best)
     apply.knobs.push_back(name + "=" + value);
+  apply.givenSource = replay.empty()
+                          ? "tuned by tessel-tune in " + db
+                          : "tessel-tune replaying " + replay.getValue();
   OpPassManager pm(ModuleOp::getOperationName());
   pm.addPass(tessel::createTesselApplySchedule(apply));
   if (failed(runPipeline(pm, module)))

@@ -337,7 +337,7 @@ void Tuner::compile(Trial &trial) {
   PassManager pm(&ctx);
   if (module) {
     TesselApplyScheduleOptions apply;
-    apply.schedule = options.schedule;
+    apply.schedules = {options.schedule};
     apply.entry = options.entry;
     std::string assignment = space->assignment(trial.candidate);
     for (llvm::StringRef a : llvm::split(assignment, ','))

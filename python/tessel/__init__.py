@@ -9,8 +9,8 @@ functions that take tensors.
 """
 
 from .compiler import (CompiledKernel, TesselWarning, compile_matmul_relu,
-                       default_databases, default_schedule, tune_matmul_relu,
-                       user_database)
+                       default_databases, default_schedule, default_schedules,
+                       tune_matmul_relu, user_database)
 from .database import Database, Record
 from .errors import TesselError
 from .ops import Kernel, get_kernel, matmul_relu
@@ -21,6 +21,6 @@ __version__ = "0.1.0"
 __all__ = [
     "CompiledKernel", "DTYPES", "Database", "Kernel", "Record", "TesselError",
     "TesselWarning", "compile_matmul_relu", "default_databases",
-    "default_schedule", "get_kernel", "matmul_relu", "matmul_relu_ir",
+    "default_schedule", "default_schedules", "get_kernel", "matmul_relu", "matmul_relu_ir",
     "matmul_relu_key", "tune_matmul_relu", "user_database",
 ]

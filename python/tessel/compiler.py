@@ -3,7 +3,8 @@
 Both run tessel-opt on the workload's IR (tessel.workload) and export the
 kernels (PTX and `matmul_relu.launch.json`) into a directory of the cache
 ($TESSEL_CACHE, else ~/.cache/tessel). Compiled kernels are reused when the
-IR, schedule, knobs, tuning record, chip and tessel-opt binary are the same.
+IR, schedules, knobs, tuning records, chip and tessel-opt binary are the
+same.
 """
 
 import dataclasses
@@ -14,18 +15,15 @@ import pathlib
 import re
 import subprocess
 import tempfile
-import warnings
 
 from . import install
-from .database import Database
 from .errors import TesselError
 from .workload import (SCHEDULE_FOR_CHIP_AND_DTYPE, SCHEDULE_FOR_DTYPE,
                        matmul_relu_ir, matmul_relu_key)
 
 
 class TesselWarning(UserWarning):
-    """Something worked, but not as well as it could: e.g. no tuned record,
-    so a kernel uses its schedule's default knobs."""
+    """Something worked, but not as well as it could."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,33 +32,45 @@ class CompiledKernel:
     directory: pathlib.Path  # Holds input.mlir, the PTX and the launch file.
     launch_file: pathlib.Path
     workload: str            # "matmul_relu 4096x4096x4096 f16->f16 acc=f32"
-    schedule: str            # Path of the schedule library.
+    schedule: str            # The schedule library tessel-opt applied.
     knobs: dict              # The knob values applied (from the launch file).
-    source: str              # "tuned: <db>", "knobs", "defaults" or "tune: <db>"
+    source: str              # "tuned: <db>", "knobs", "rule", "nearest
+                             # record", "schedule defaults" or "tune: <db>"
     chip: str
     log: str = ""            # The tuner's report (tune_matmul_relu).
+    knob_source: str = ""    # tessel-opt's account of the knobs: "tuned on
+                             # <device> in <db>", "rule (sm_90, 132 SMs)", ...
+
+
+def default_schedules(dtype, chip="sm_90"):
+    """The schedule libraries for `dtype` on a `chip` GPU, in the order
+    tessel-opt tries them: wgmma + TMA, then mma.sync, for f16/bf16 on
+    Hopper (sm_90); mma.sync elsewhere; SIMT for f32."""
+    names = [SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip.rstrip("a"), dtype)),
+             SCHEDULE_FOR_DTYPE[dtype]]
+    return [install.schedules_dir() / n for n in dict.fromkeys(names) if n]
 
 
 def default_schedule(dtype, chip="sm_90"):
-    """The schedule library for `dtype` on a `chip` GPU: wgmma + TMA for
-    f16/bf16 on Hopper (sm_90), mma.sync for f16/bf16 elsewhere, SIMT for
-    f32."""
-    name = SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip, dtype),
-                                           SCHEDULE_FOR_DTYPE[dtype])
-    return install.schedules_dir() / name
+    """The first of default_schedules(dtype, chip)."""
+    return default_schedules(dtype, chip)[0]
 
 
 _TARGET_CHIP = re.compile(r'tessel\.target_chip\s*=\s*"(sm_\w+)"')
 
 
-def _schedule_and_target(schedule, dtype, chip):
-    """The schedule library to use (`schedule`, or the default for `dtype`
-    on a `chip` GPU) and the chip to compile it for."""
-    schedule = (pathlib.Path(schedule) if schedule
-                else default_schedule(dtype, chip))
-    if not schedule.is_file():
-        raise TesselError(f"no schedule library '{schedule}'")
-    return schedule, target_chip(schedule, chip)
+def _schedules_and_target(schedule, dtype, chip):
+    """The schedule libraries to try (`schedule`, or the defaults for
+    `dtype` on a `chip` GPU) and the chip to compile them for: the most
+    specific target any of them declares (sm_90a code needs an sm_90 GPU;
+    what the others produce runs there too)."""
+    schedules = ([pathlib.Path(schedule)] if schedule
+                 else default_schedules(dtype, chip))
+    for s in schedules:
+        if not s.is_file():
+            raise TesselError(f"no schedule library '{s}'")
+    targets = [target_chip(s, chip) for s in schedules]
+    return schedules, max(targets, key=len)
 
 
 def target_chip(schedule, chip):
@@ -82,13 +92,15 @@ def user_database():
     return install.cache_dir() / "tuning.json"
 
 
-def default_databases(schedule):
+def default_databases(schedules):
     """Where matmul_relu looks for tuned knobs: the user's database, then the
-    records shipped for the schedule (schedules/tuned/<schedule>-*.json)."""
-    schedule = pathlib.Path(schedule)
+    records shipped for each schedule (schedules/tuned/<schedule>-*.json)."""
+    if isinstance(schedules, (str, pathlib.Path)):
+        schedules = [schedules]
     dbs = [user_database()]
-    dbs += sorted((schedule.parent / "tuned").glob(f"{schedule.stem}-*.json"))
-    return [db for db in dbs if db.is_file()]
+    for schedule in map(pathlib.Path, schedules):
+        dbs += sorted((schedule.parent / "tuned").glob(f"{schedule.stem}-*.json"))
+    return [db for db in dict.fromkeys(dbs) if db.is_file()]
 
 
 def _knob_text(knobs):
@@ -130,63 +142,73 @@ def _run(cmd, what):
     return result
 
 
-def _finish(directory, workload, schedule, source, chip, log=""):
+def _source(knob_source):
+    """CompiledKernel.source from tessel-opt's knob_source."""
+    base = knob_source.split(";")[0]
+    if base.startswith("tuned on ") and " in " in base:
+        return "tuned: " + base.rsplit(" in ", 1)[1]
+    if base == "given":
+        return "knobs"
+    return base.split(" (")[0].split(":")[0]
+
+
+def _finish(directory, workload, chip, source=None, log=""):
     launch = directory / "matmul_relu.launch.json"
-    meta = json.loads(launch.read_text())
-    knobs = meta.get("schedule", {}).get("knobs", {})
-    return CompiledKernel(directory, launch, workload, str(schedule), knobs,
-                          source, chip, log)
-
-
-def _find_record(workload, device, databases):
-    for db in databases:
-        if Database.open(db).best(workload, device) is not None:
-            return pathlib.Path(db)
-    return None
+    meta = json.loads(launch.read_text()).get("schedule", {})
+    knob_source = meta.get("knob_source", "")
+    return CompiledKernel(directory, launch, workload, meta.get("path", ""),
+                          meta.get("knobs", {}),
+                          source or _source(knob_source), chip, log,
+                          knob_source)
 
 
 def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
-                        device=None, databases=None, chip="sm_90"):
+                        device=None, databases=None, chip="sm_90",
+                        sm_count=None, defaults="rule"):
     """Compiles C = relu(A x B) for one shape and dtype; returns its
     CompiledKernel.
 
-    Knobs: with `device` (a tuning-database device name such as
-    "NVIDIA H100 80GB HBM3 (sm_90)"), the first of `databases` (default:
-    default_databases) that has a record of this workload on that device
-    supplies them, as tessel-opt's `db=` option; `knobs` (a dict or
-    "name=value,..." text) override single values. Without a record the
-    schedule's defaults apply, with a TesselWarning when a device was given.
-    Compile errors (e.g. a tile that does not divide the shape) raise
-    TesselError with tessel-opt's located diagnostics.
+    Schedule: `schedule`, or default_schedules(dtype, chip), which tessel-opt
+    tries in order (wgmma, then mma.sync, for 16-bit inputs on Hopper) until
+    one serves the shape. Knobs, first source that has them: `knobs` (a dict
+    or "name=value,..." text) for the knobs it names; the fastest record of
+    this workload in `databases` (default: default_databases) for `device`
+    (a tuning-database device name such as "NVIDIA H100 80GB HBM3 (sm_90)"),
+    else for another GPU of its architecture; then, by `defaults`, the rule
+    ("rule": a model of the schedule's knobs on a `chip` GPU with
+    `sm_count` multiprocessors), the nearest tuned shape ("nearest") or the
+    schedule's own values ("schedule"). CompiledKernel.knob_source says
+    which. Compile errors raise TesselError with tessel-opt's located
+    diagnostics.
     """
     workload = matmul_relu_key(m, n, k, dtype)
-    schedule, chip = _schedule_and_target(schedule, dtype, chip)
+    schedules, chip = _schedules_and_target(schedule, dtype, chip)
     knob_text = _knob_text(knobs) if knobs else ""
-    db = None
-    if device is not None:
-        if databases is None:
-            databases = default_databases(schedule)
-        db = _find_record(workload, device, databases)
-        if db is None:
-            warnings.warn(
-                f"no tuning record of '{workload}' on '{device}' in "
-                f"{[str(d) for d in databases] or 'any database'}; using "
-                f"{schedule.name}'s default knobs (tessel.tune improves "
-                "them)", TesselWarning, stacklevel=2)
-    source = f"tuned: {db}" if db else ("knobs" if knob_text else "defaults")
+    if defaults not in ("rule", "nearest", "schedule"):
+        raise ValueError(f"defaults must be rule, nearest or schedule, "
+                         f"got {defaults!r}")
+    if databases is None:
+        databases = default_databases(schedules)
+    databases = [pathlib.Path(db) for db in databases]
 
     opt = install.tool("tessel-opt")
     ir = matmul_relu_ir(m, n, k, dtype)
-    options = f"schedule={schedule}"
-    if db:
-        options += f" db={db} device=\"{device}\""
+    options = "schedule=" + ",".join(map(str, schedules))
+    options += f" chip={chip} defaults={defaults}"
+    if sm_count:
+        options += f" sm-count={int(sm_count)}"
+    if databases:
+        options += " db=" + ",".join(map(str, databases))
+    if device:
+        options += f" device=\"{device}\""
     if knob_text:
         options += f" knobs={knob_text}"
-    key = _digest(ir, schedule.read_bytes(), options,
-                  db.read_bytes() if db else b"", chip, _tool_identity(opt))
+    key = _digest(ir, *(s.read_bytes() for s in schedules), options,
+                  *(db.read_bytes() for db in databases if db.is_file()),
+                  chip, _tool_identity(opt))
     directory = install.cache_dir() / "kernels" / key
     if (directory / "matmul_relu.launch.json").is_file():
-        return _finish(directory, workload, schedule, source, chip)
+        return _finish(directory, workload, chip)
 
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = pathlib.Path(tempfile.mkdtemp(prefix=key, dir=directory.parent))
@@ -195,14 +217,15 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
           f"--tessel-apply-schedule={options}",
           f"--tessel-lower-to-ptx=chip={chip}",
           f"--tessel-export-kernels=dir={staging}", "-o", os.devnull],
-         f"compiling '{workload}' with {schedule.name} ({source})")
+         f"compiling '{workload}' with "
+         f"{', '.join(s.name for s in schedules)}")
     try:
         staging.rename(directory)  # Atomic; a concurrent twin may win.
     except OSError:
         pass
     if not (directory / "matmul_relu.launch.json").is_file():
         directory = staging
-    return _finish(directory, workload, schedule, source, chip)
+    return _finish(directory, workload, chip)
 
 
 def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
@@ -212,13 +235,16 @@ def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
     """Tunes the schedule's knobs for one shape on the GPU, records every
     trial in `db` (default: user_database()), where matmul_relu then finds
     the winner, and returns the winner, compiled, with the tuner's report
-    as `log`. Measurements run in tessel-run (beside tessel-opt).
+    as `log`. Measurements run in tessel-run (beside tessel-opt). The
+    schedule is `schedule`, else the first of default_schedules.
 
     replay: take measurements from a recorded database instead of a GPU
     (nothing is written to `db` then: replayed times are not measurements).
     """
     workload = matmul_relu_key(m, n, k, dtype)
-    schedule, chip = _schedule_and_target(schedule, dtype, chip)
+    schedules, chip = _schedules_and_target(
+        schedule or default_schedule(dtype, chip), dtype, chip)
+    schedule = schedules[0]
     db = pathlib.Path(db) if db else user_database()
     db.parent.mkdir(parents=True, exist_ok=True)
     options = (f"schedule={schedule} strategy={strategy} budget={int(budget)} "
@@ -242,4 +268,4 @@ def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
     log = result.stdout + result.stderr
     if verbose:
         print(log, end="")
-    return _finish(directory, workload, schedule, f"tune: {db}", chip, log)
+    return _finish(directory, workload, chip, f"tune: {db}", log)

@@ -105,7 +105,8 @@ def get_kernel(m, n, k, dtype, device_ordinal=0, *, knobs=None,
                schedule=None, databases=None):
     """The Kernel for relu(A x B) with A m x k, B k x n in `dtype` ("f16",
     "bf16", "f32") on GPU `device_ordinal`, compiled and loaded on first
-    use with the knobs tuned for that GPU (see compile_matmul_relu)."""
+    use: for any shape, with the knobs tuned for that GPU where a record
+    exists, else the rule's (see compile_matmul_relu)."""
     key = (m, n, k, dtype, device_ordinal,
            tuple(sorted(dict(knobs).items())) if isinstance(knobs, dict)
            else knobs, str(schedule) if schedule else None,
@@ -116,7 +117,7 @@ def get_kernel(m, n, k, dtype, device_ordinal=0, *, knobs=None,
         device = runtime.Device.get(device_ordinal)
         compiled = compile_matmul_relu(
             m, n, k, dtype, schedule=schedule, knobs=knobs, device=device.key,
-            databases=databases, chip=device.chip)
+            databases=databases, chip=device.chip, sm_count=device.sm_count)
         kernel = Kernel(compiled, device)
         with _kernels_lock:
             kernel = _kernels.setdefault(key, kernel)

@@ -36,6 +36,7 @@ def _declare(lib):
         "tesselDeviceClose": (None, [c.c_void_p]),
         "tesselDeviceGetName": (c.c_char_p, [c.c_void_p]),
         "tesselDeviceGetChip": (c.c_char_p, [c.c_void_p]),
+        "tesselDeviceGetMultiprocessorCount": (c.c_int, [c.c_void_p]),
         "tesselFunctionLoad": (c.c_int, [c.c_void_p, c.c_void_p, c.c_char_p,
                                          c.POINTER(c.c_void_p)]),
         "tesselFunctionDestroy": (None, [c.c_void_p]),
@@ -140,6 +141,7 @@ class Device:
         self.ordinal = ordinal
         self.name = lib.tesselDeviceGetName(handle).decode()
         self.chip = lib.tesselDeviceGetChip(handle).decode()
+        self.sm_count = lib.tesselDeviceGetMultiprocessorCount(handle)
 
     @classmethod
     def get(cls, ordinal=0):

@@ -28,11 +28,14 @@ def test_pipeline_longer_than_the_loop():
     # K / tile_k = 2 iterations cannot feed 3 stages: a clear error...
     with pytest.raises(tessel.TesselError,
                        match="pipelining depth 3 needs a loop of at least 3"):
-        tessel.compile_matmul_relu(256, 256, 64, "f16", knobs="stages=3",
-                                   schedule=MMA)
-    # ...and 2 stages compile.
-    tessel.compile_matmul_relu(256, 256, 64, "f16", knobs="stages=2",
+        tessel.compile_matmul_relu(256, 256, 64, "f16",
+                                   knobs="stages=3,tile_k=32", schedule=MMA)
+    # ...2 stages compile, and so do 3 when the rule may pick tile_k.
+    tessel.compile_matmul_relu(256, 256, 64, "f16", knobs="stages=2,tile_k=32",
                                schedule=MMA)
+    c = tessel.compile_matmul_relu(256, 256, 64, "f16", knobs="stages=3",
+                                   schedule=MMA)
+    assert c.knobs["stages"] == "3" and int(c.knobs["tile_k"]) <= 16
 
 
 def test_hopper_f16_uses_wgmma_for_sm_90a():
@@ -64,16 +67,49 @@ def test_cache_reuses_kernels():
     b = tessel.compile_matmul_relu(256, 256, 64, "f16", schedule=MMA,
                                    knobs={"tile_m": 64, "tile_n": 64, "stages": 2})
     assert a.directory == b.directory and b.launch_file.stat().st_mtime_ns == stamp
-    assert b.source == "knobs" and b.knobs["tile_m"] == "64"
+    # The knobs given win; the rule picks the others.
+    assert b.source == "rule" and b.knobs["tile_m"] == "64"
+    assert b.knob_source.endswith("knobs= sets tile_m, tile_n, stages")
     c = tessel.compile_matmul_relu(256, 256, 64, "f16", knobs="tile_m=32,tile_n=64,warp_m=32,stages=2",
                                    schedule=MMA)
     assert c.directory != a.directory and c.knobs["tile_m"] == "32"
 
 
-def test_untuned_workload_warns_and_uses_defaults():
-    with pytest.warns(tessel.TesselWarning, match="no tuning record"):
+def test_untuned_workload_gets_the_rules_knobs():
+    # No record of this shape: the rule picks knobs for it, without an error
+    # or a warning.
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         c = tessel.compile_matmul_relu(512, 512, 512, "bf16", device=H100)
-    assert c.source == "defaults"
+    assert c.source == "rule" and c.knob_source == "rule (sm_90, 132 SMs)"
+    # The nearest tuned shape's record instead, on request.
+    c = tessel.compile_matmul_relu(512, 512, 512, "bf16", device=H100,
+                                   defaults="nearest")
+    assert c.source == "nearest record"
+    assert "matmul_relu 1024x1024x1024 bf16->bf16" in c.knob_source
+    # Another GPU of the same architecture takes the H100's record.
+    c = tessel.compile_matmul_relu(1024, 1024, 1024, "f16",
+                                   device="NVIDIA H100 PCIe (sm_90)")
+    assert c.source.startswith("tuned: ")
+    assert c.knob_source.startswith(f"tuned on {H100} (another sm_90 GPU)")
+
+
+def test_any_shape_compiles():
+    # Shapes that no tile divides, rows that are not 16-byte aligned, and
+    # tiny problems: every one gets a kernel.
+    for m, n, k, dtype in [(1000, 1000, 1000, "f16"), (77, 1000, 320, "bf16"),
+                           (4095, 4097, 4099, "f16"), (1, 1, 1, "bf16"),
+                           (7, 13, 5, "f32")]:
+        c = tessel.compile_matmul_relu(m, n, k, dtype, device=H100)
+        launch = json.loads(c.launch_file.read_text())
+        assert launch["workload"]["m"] == m
+    # Unaligned rows are copied into workspaces with padded rows first.
+    c = tessel.compile_matmul_relu(4095, 4097, 4099, "f16", device=H100)
+    launch = json.loads(c.launch_file.read_text())
+    assert [w["shape"] for w in launch["workspaces"]] == [[4095, 4104],
+                                                         [4099, 4104]]
+    assert len(launch["launches"]) == 3
 
 
 def test_f32_uses_the_simt_schedule():
@@ -83,11 +119,15 @@ def test_f32_uses_the_simt_schedule():
 
 
 def test_compile_errors_carry_locations():
+    # 256x256 tiles 6 stages deep do not fit in shared memory, and mma.sync
+    # has no 6 stages: no schedule serves these knobs.
     with pytest.raises(tessel.TesselError) as info:
-        tessel.compile_matmul_relu(1000, 1000, 64, "f16", knobs="tile_m=128")
+        tessel.compile_matmul_relu(1000, 1000, 64, "f16",
+                                   knobs="tile_m=256,tile_n=256,stages=6")
     message = str(info.value)
     assert "matmul_relu_wgmma.mlir:" in message and \
-        "does not divide loop dimension 0 of size 1000" in message
+        "bytes of shared memory; an sm_90 block has at most" in message
+    assert "no schedule serves this payload" in message
 
 
 def test_unknown_knob():

@@ -1,5 +1,5 @@
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx --tessel-export-kernels=dir=%t --split-input-file \
 // RUN:   | FileCheck %s --check-prefix=HOST
 // RUN: FileCheck %s --check-prefixes=PTX,F16 --input-file=%t/matmul_relu_f16_kernel.ptx

@@ -1,13 +1,13 @@
 // RUN: rm -rf %t && mkdir -p %t
 
 // Ampere with PTX ISA 7.0.
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_80 features=+ptx70" --tessel-export-kernels=dir=%t/ptx70 \
 // RUN:   | FileCheck %s --check-prefix=HOST
 // RUN: FileCheck %s --check-prefixes=PTX,PTX70 --input-file=%t/ptx70/matmul_relu_kernel.ptx
 
 // Ampere with the default features (+ptx80).
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_80" --tessel-export-kernels=dir=%t/ptx80 > /dev/null
 // RUN: FileCheck %s --check-prefixes=PTX,PTX80 --input-file=%t/ptx80/matmul_relu_kernel.ptx
 

@@ -1,29 +1,29 @@
 // RUN: rm -rf %t && mkdir -p %t
 
 // Default options: sm_90, +ptx80, O3, 64-bit indices, 16-byte buffers.
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx --tessel-export-kernels=dir=%t/default \
 // RUN:   | FileCheck %s --check-prefix=HOST
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/default/matmul_relu_kernel.ptx
 
 // The same options spelled out give the same PTX.
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90 features=+ptx80 opt-level=3 index-bitwidth=64 pointer-alignment=16" \
 // RUN:   --tessel-export-kernels=dir=%t/explicit > /dev/null
 // RUN: diff %t/default/matmul_relu_kernel.ptx %t/explicit/matmul_relu_kernel.ptx
 
 // The kernel in the LLVM dialect, just before serialization.
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx --mlir-print-ir-before=gpu-module-to-binary 2>&1 >/dev/null \
 // RUN:   | FileCheck %s --check-prefix=LLVM
 
 // Options reach the target and the kernel.
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx="pointer-alignment=4" --tessel-export-kernels=dir=%t/align4 > /dev/null
 // RUN: FileCheck %s --check-prefix=ALIGN4 --input-file=%t/align4/matmul_relu_kernel.ptx
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx="opt-level=0" | FileCheck %s --check-prefix=O0
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx="index-bitwidth=32" --mlir-print-ir-before=gpu-module-to-binary 2>&1 >/dev/null \
 // RUN:   | FileCheck %s --check-prefix=INDEX32
 

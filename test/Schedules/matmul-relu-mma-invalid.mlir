@@ -3,7 +3,7 @@
 // the schedule file, so stderr is matched with FileCheck.
 
 // RUN: not tessel-opt %s --split-input-file \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir" 2>&1 \
+// RUN:   --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_mma.mlir" 2>&1 \
 // RUN:   | FileCheck %s
 
 // K = 48 in steps of tile_k = 32 is two steps, too few for a pipeline of

@@ -1,6 +1,6 @@
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_mma.mlir" \
 // RUN:   --split-input-file | FileCheck %s
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir knobs=tile_m=64,tile_n=64,tile_k=16,warp_m=32,warp_n=32,stages=2,padding=0,group_m=1" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_mma.mlir knobs=tile_m=64,tile_n=64,tile_k=16,warp_m=32,warp_n=32,stages=2,padding=0,group_m=1" \
 // RUN:   --split-input-file | FileCheck %s --check-prefix=SMALL
 
 // The mma.sync schedule with its default knobs (128x128 blocks, 64x64 warp

@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --cse | FileCheck %s
 
 // f16 inputs and output, f32 accumulation (as the input IR says): loads are

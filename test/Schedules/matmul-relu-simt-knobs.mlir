@@ -5,7 +5,7 @@
 // (--cse merges duplicate constants so that sizes can be matched by value.)
 
 // Defaults: tile_m=64 tile_n=128 tile_k=8 thread_m=4 thread_n=8.
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --cse | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT-DAG:  %[[GX:.+]] = arith.constant 4 : index
 // DEFAULT-DAG:  %[[BX:.+]] = arith.constant 16 : index
@@ -19,7 +19,7 @@
 // DEFAULT:        vector.transfer_write {{.+}} : vector<4x8xf32>, memref<4x8xf32, strided<[512, 1], offset: ?>>
 
 // Tall block tiles, one column per thread.
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir knobs=tile_m=128,tile_n=32,tile_k=16,thread_m=8,thread_n=1" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir knobs=tile_m=128,tile_n=32,tile_k=16,thread_m=8,thread_n=1" \
 // RUN:   --cse | FileCheck %s --check-prefix=TALL
 // TALL-DAG:     %[[C16:.+]] = arith.constant 16 : index
 // TALL-DAG:     %[[C2:.+]] = arith.constant 2 : index
@@ -33,7 +33,7 @@
 
 // Wide block tiles, one row per thread: the unit row dimension is dropped
 // from the vectors.
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir knobs=tile_m=16,tile_n=256,tile_k=4,thread_m=1,thread_n=8" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir knobs=tile_m=16,tile_n=256,tile_k=4,thread_m=1,thread_n=8" \
 // RUN:   --cse | FileCheck %s --check-prefix=WIDE
 // WIDE-DAG:     %[[C2:.+]] = arith.constant 2 : index
 // WIDE-DAG:     %[[C16:.+]] = arith.constant 16 : index
@@ -47,7 +47,7 @@
 // WIDE:           vector.transfer_write {{.+}} : vector<8xf32>, memref<1x8xf32, strided<[512, 1], offset: ?>>
 
 // Small thread tiles, the whole of K in two steps.
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir knobs=tile_m=32,tile_n=64,tile_k=32,thread_m=2,thread_n=2" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir knobs=tile_m=32,tile_n=64,tile_k=32,thread_m=2,thread_n=2" \
 // RUN:   --cse | FileCheck %s --check-prefix=SMALL
 // SMALL-DAG:    %[[C8:.+]] = arith.constant 8 : index
 // SMALL-DAG:    %[[C16:.+]] = arith.constant 16 : index

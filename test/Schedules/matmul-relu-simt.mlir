@@ -1,6 +1,6 @@
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --cse | FileCheck %s
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   | FileCheck %s --check-prefix=NO-TENSOR
 
 // (--cse merges the duplicate constants the schedule leaves, so that launch

@@ -97,17 +97,22 @@ module attributes {transform.with_named_sequence} {
 
 // The warp tile must divide the block tile.
 #id = affine_map<(i, j) -> (i, j)>
-func.func @f(%A: memref<64x64xf16>, %B: memref<64x64xf16>, %C: memref<64x64xf16>) {
+func.func @f(%A: memref<128x64xf16>, %B: memref<64x64xf16>, %C: memref<128x64xf16>) {
   %zero = arith.constant 0.0 : f32
   %c1 = arith.constant 1 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // A 64-row block tile of 128 rows: the warp tile must divide it.
+    %a = memref.subview %A[0, 0] [64, 64] [1, 1]
+        : memref<128x64xf16> to memref<64x64xf16, strided<[64, 1]>>
+    %c = memref.subview %C[0, 0] [64, 64] [1, 1]
+        : memref<128x64xf16> to memref<64x64xf16, strided<[64, 1]>>
     %acc = memref.alloc() : memref<64x64xf32>
     linalg.fill ins(%zero : f32) outs(%acc : memref<64x64xf32>)
     // expected-note @below {{target op}}
-    linalg.matmul ins(%A, %B : memref<64x64xf16>, memref<64x64xf16>) outs(%acc : memref<64x64xf32>)
+    linalg.matmul ins(%a, %B : memref<64x64xf16, strided<[64, 1]>>, memref<64x64xf16>) outs(%acc : memref<64x64xf32>)
     linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
-        ins(%acc : memref<64x64xf32>) outs(%C : memref<64x64xf16>) {
+        ins(%acc : memref<64x64xf32>) outs(%c : memref<64x64xf16, strided<[64, 1]>>) {
     ^bb0(%in: f32, %out: f16):
       %r = arith.maximumf %in, %zero : f32
       %t = arith.truncf %r : f32 to f16

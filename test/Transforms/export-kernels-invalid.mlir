@@ -66,7 +66,7 @@ module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
   func.func @index_param(%a: memref<4xf32>) {
     %c1 = arith.constant 1 : index
-    // expected-error@below {{kernel argument #1 is neither an argument of 'index_param' nor a non-index scalar constant; a plain launcher cannot provide it}}
+    // expected-error@below {{kernel argument #1 is neither an argument of 'index_param', a workspace it allocates, nor a non-index scalar constant; a plain launcher cannot provide it}}
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%a : memref<4xf32>, %c1 : index)
     return
@@ -80,7 +80,7 @@ module attributes {gpu.container_module} {
   func.func @host_buffer(%a: memref<4xf32>) {
     %c1 = arith.constant 1 : index
     %tmp = memref.alloc() : memref<4xf32>
-    // expected-error@below {{kernel argument #0 is neither an argument of 'host_buffer' nor a non-index scalar constant; a plain launcher cannot provide it}}
+    // expected-error@below {{kernel argument #0 is neither an argument of 'host_buffer', a workspace it allocates, nor a non-index scalar constant; a plain launcher cannot provide it}}
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%tmp : memref<4xf32>, %a : memref<4xf32>)
     return

@@ -4,7 +4,7 @@
 // thread_n=8) on a 256x1024x1024 matmul: grid (1024/128, 256/64) = (8, 4),
 // block (128/8, 64/4) = (16, 16).
 // RUN: tessel-opt %examples/matmul_relu_256x1024x1024_f32.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN:   --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx --tessel-export-kernels=dir=%t/simt \
 // RUN:   | FileCheck %s --check-prefix=MODULE
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t/simt/matmul_relu.launch.json
@@ -77,9 +77,11 @@
 // JSON-NEXT:   "results": [
 // JSON-NEXT:     2
 // JSON-NEXT:   ],
-// Which schedule and knob values produced the kernels (the defaults here).
+// Which schedule and knob values produced the kernels, and where the
+// values came from (the schedule's own here).
 // JSON-NEXT:   "schedule": {
 // JSON-NEXT:     "hash": "0x{{[0-9a-f]+}}",
+// JSON-NEXT:     "knob_source": "schedule defaults",
 // JSON-NEXT:     "knobs": {
 // JSON-NEXT:       "thread_m": "4",
 // JSON-NEXT:       "thread_n": "8",
@@ -114,7 +116,7 @@
 
 // pointer-alignment of the pipeline reaches the metadata.
 // RUN: tessel-opt %examples/matmul_relu_256x1024x1024_f16.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN:   --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx="pointer-alignment=8" --tessel-export-kernels=dir=%t/f16 \
 // RUN:   > /dev/null
 // RUN: FileCheck %s --check-prefix=F16 --input-file=%t/f16/matmul_relu.launch.json

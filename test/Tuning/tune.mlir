@@ -15,10 +15,16 @@
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CACHED
 
 // --tessel-apply-schedule takes the database's best knobs: the same IR as
-// the tuning pass left.
+// the tuning pass left, but for how each names the knobs' source.
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir db=%t.json" \
 // RUN:   -o %t.applied.mlir
-// RUN: diff %t.tuned.mlir %t.applied.mlir
+// RUN: sed 's/knob_source = "[^"]*", //' %t.tuned.mlir > %t.tuned.nosource.mlir
+// RUN: sed 's/knob_source = "[^"]*", //' %t.applied.mlir > %t.applied.nosource.mlir
+// RUN: diff %t.tuned.nosource.mlir %t.applied.nosource.mlir
+// RUN: FileCheck %s --check-prefix=SOURCE --input-file=%t.tuned.mlir
+// SOURCE: knob_source = "tuned by tessel-tune in {{.*}}.json"
+// RUN: FileCheck %s --check-prefix=SOURCE-DB --input-file=%t.applied.mlir
+// SOURCE-DB: knob_source = "tuned on Fake GPU (sm_90) in {{.*}}.json"
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t.tuned.mlir
 
 // CHECK: [tune] matmul_relu 1024x1024x1024 f32->f32 acc=f32 on Fake GPU (sm_90): 5 knobs, 1600 candidates, strategy evolutionary, budget 40

@@ -15,11 +15,28 @@
 // RUN:   --cse | FileCheck %s --check-prefix=OVERRIDE
 // OVERRIDE: threads({{.*}}) in ({{.*}} = %c8, {{.*}} = %c4, {{.*}} = %c1)
 
-// A workload that was never tuned is an error, not a silent default.
-// RUN: not tessel-opt %examples/matmul_relu_1024_f32.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir db=%schedules/tuned/matmul_relu_simt-h200.json" 2>&1 \
+// A workload that was never tuned gets the rule's knobs, and says so...
+// RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir db=%schedules/tuned/matmul_relu_simt-h200.json" \
 // RUN:   | FileCheck %s --check-prefix=UNTUNED
-// UNTUNED: matmul_relu_1024_f32.mlir:4:1: error: tuning database '{{.*}}matmul_relu_simt-h200.json' has no records of 'matmul_relu 1024x1024x1024 f32->f32 acc=f32' for this schedule (content hash 0x{{[0-9a-f]+}}) and compiler (tessel 0.1.0, LLVM 22.1.{{[0-9]+}}): tune it first
+// UNTUNED: knob_source = "rule (sm_90, 132 SMs)"
+// ...or, with defaults=nearest, the knobs of the nearest tuned shape.
+// RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir db=%schedules/tuned/matmul_relu_simt-h200.json defaults=nearest" \
+// RUN:   | FileCheck %s --check-prefix=NEAREST
+// NEAREST: knob_source = "nearest record: matmul_relu 2048x2048x2048 f32->f32 acc=f32 on NVIDIA H200 (sm_90) in {{.*}}matmul_relu_simt-h200.json"
+
+// Records of another GPU of the same architecture apply (an H200's on an
+// H100); a GPU of another architecture gets the rule.
+// RUN: tessel-opt %examples/matmul_relu_4096_f32.mlir \
+// RUN:   --tessel-apply-schedule='schedule=%schedules/matmul_relu_simt.mlir db=%schedules/tuned/matmul_relu_simt-h200.json device="NVIDIA H100 80GB HBM3 (sm_90)"' \
+// RUN:   | FileCheck %s --check-prefix=SAME-ARCH
+// SAME-ARCH: knob_source = "tuned on NVIDIA H200 (sm_90) (another sm_90 GPU) in {{.*}}matmul_relu_simt-h200.json"
+// SAME-ARCH-SAME: knobs = {thread_m = 4 : i64, thread_n = 4 : i64, tile_k = 8 : i64, tile_m = 16 : i64, tile_n = 64 : i64}
+// RUN: tessel-opt %examples/matmul_relu_4096_f32.mlir \
+// RUN:   --tessel-apply-schedule='schedule=%schedules/matmul_relu_simt.mlir db=%schedules/tuned/matmul_relu_simt-h200.json device="NVIDIA A100-SXM4-80GB (sm_80)" chip=sm_80' \
+// RUN:   | FileCheck %s --check-prefix=OTHER-ARCH
+// OTHER-ARCH: knob_source = "rule (sm_80, 108 SMs)"
 
 // The key ignores knob options: a schedule with more (or fewer) values for
 // a knob keeps its records...
@@ -31,7 +48,7 @@
 // ...but a schedule that does something else does not.
 // RUN: sed 's/transform.apply_patterns.vector.cast_away_vector_leading_one_dim/transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n      transform.apply_patterns.linalg.tiling_canonicalization/' \
 // RUN:   %schedules/matmul_relu_simt.mlir > %t.changed.mlir
-// RUN: not tessel-opt %examples/matmul_relu_4096_f32.mlir \
+// RUN: tessel-opt %examples/matmul_relu_4096_f32.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%t.changed.mlir db=%schedules/tuned/matmul_relu_simt-h200.json" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CHANGED
-// CHANGED: has no records of 'matmul_relu 4096x4096x4096 f32->f32 acc=f32' for this schedule
+// CHANGED: knob_source = "rule (sm_90, 132 SMs)"

@@ -97,6 +97,11 @@ public:
 
   llvm::Expected<DevicePtr> allocate(size_t bytes);
   void free(DevicePtr ptr);
+  /// Stream-ordered allocation from the device's default memory pool
+  /// (cuMemAllocAsync, CUDA 11.2+): usable by work queued on `stream`
+  /// after this call; freeAsync returns it once that work is done.
+  llvm::Expected<DevicePtr> allocateAsync(size_t bytes, Stream stream);
+  void freeAsync(DevicePtr ptr, Stream stream);
   llvm::Error copyToDevice(DevicePtr dst, const void *src, size_t bytes);
   llvm::Error copyToHost(void *dst, DevicePtr src, size_t bytes);
   llvm::Error fill32(DevicePtr dst, uint32_t value, size_t count);

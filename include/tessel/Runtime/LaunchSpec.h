@@ -32,11 +32,15 @@ struct BufferSpec {
   int64_t elementBytes() const;
 };
 
-/// How a TMA tensor map tiles a host-function argument (the fields of
+/// How a TMA tensor map tiles a buffer (the fields of
 /// cuTensorMapEncodeTiled that are not the buffer itself).
 struct TensorMapSpec {
   /// Box (tile) sizes, outermost dimension first like the buffer's shape.
   std::vector<int64_t> box;
+  /// The tensor's dimensions when it is the leading part of its row-major
+  /// buffer (a matrix in a workspace whose rows are padded); empty: the
+  /// whole buffer.
+  std::vector<int64_t> shape;
   std::string swizzle = "none";    // "none", "32b", "64b", "128b"
   std::string l2Promotion = "none"; // "none", "64b", "128b", "256b"
   std::string oobFill = "zero";    // "zero", "nan"
@@ -51,11 +55,15 @@ struct TensorMapSpec {
 };
 
 /// One kernel parameter: a buffer (bare pointer to a host-function
-/// argument), a scalar constant, or a TMA tensor map of a host-function
-/// argument (a 128-byte CUtensorMap passed by value, __grid_constant__).
+/// argument or a workspace), a scalar constant, or a TMA tensor map of
+/// such a buffer (a 128-byte CUtensorMap passed by value,
+/// __grid_constant__).
 struct KernelParamSpec {
   enum class Kind { Buffer, Scalar, TensorMap } kind = Kind::Buffer;
-  unsigned argument = 0;   // Buffer, TensorMap: host-function argument.
+  /// Buffer, TensorMap: the index of a host-function argument, or of one of
+  /// the function's workspaces when `workspace` is set.
+  unsigned argument = 0;
+  bool workspace = false;
   std::string scalarType;  // Scalar: "i32", "i64", "f32", "f64".
   std::string scalarValue; // Scalar: decimal text of the value.
   TensorMapSpec tensorMap; // TensorMap: how the argument is tiled.
@@ -87,11 +95,18 @@ struct ScheduleSpec {
   std::string path; // The schedule library as given to tessel-apply-schedule.
   std::string hash; // Its tuning-database key (tessel::scheduleHash).
   std::map<std::string, std::string> knobs; // Name -> value, as text.
+  /// Where the knob values came from: "given", "tuned on <device> in
+  /// <db>", "nearest record: ...", "rule (...)" or "schedule defaults".
+  std::string knobSource;
 };
 
 struct HostFunctionSpec {
   std::string name;
   std::vector<BufferSpec> arguments;
+  /// Device buffers the function needs between its launches (e.g. a copy
+  /// of a matrix with 16-byte aligned rows), allocated by the runtime for
+  /// each call, on its stream.
+  std::vector<BufferSpec> workspaces;
   /// The i-th result is argument `results[i]`, written in place.
   std::vector<unsigned> results;
   std::vector<LaunchSpec> launches;

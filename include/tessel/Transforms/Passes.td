@@ -10,15 +10,12 @@
 include "mlir/Pass/PassBase.td"
 
 def TesselApplySchedule : Pass<"tessel-apply-schedule", "::mlir::ModuleOp"> {
-  let summary = "Apply a Transform Dialect schedule with chosen knob values";
+  let summary = "Apply a Transform Dialect schedule with knob values chosen for the payload";
   let description = [{
-    Loads a schedule library (a module of `transform.named_sequence`s), sets
-    the `selected` value of every `transform.tune.knob` it contains, runs the
-    transform interpreter on the payload module from the entry sequence and
-    leaves the payload without any schedule in it.
-
-    Knob values come from the `knobs` option (`name=value` pairs); a knob
-    that is not named keeps the `selected` default written in the schedule.
+    Loads schedule libraries (modules of `transform.named_sequence`s), sets
+    the `selected` value of every `transform.tune.knob`, runs the transform
+    interpreter on the payload module from the entry sequence and leaves the
+    payload without any schedule in it.
 
     ```mlir
     // schedule.mlir
@@ -29,27 +26,59 @@ def TesselApplySchedule : Pass<"tessel-apply-schedule", "::mlir::ModuleOp"> {
     }
     ```
 
+    Knob values, first source that has them:
+    1. `knobs` (`name=value` pairs) for the knobs it names;
+    2. the fastest verified record of the workload in the tuning databases
+       `db` for `device` (or for the only device recorded), else for
+       another GPU of the same architecture (an H200's records on an H100);
+    3. with `defaults=rule` (the default), the rule: every point of the
+       schedule's knob space ranked by a model of its time on the chip
+       (`docs/knob-rule.md`); with `defaults=nearest`, the records of the
+       nearest tuned shape, then the rule; with `defaults=schedule`, the
+       `selected` values written in the schedule.
+    Rule and nearest-record candidates are applied in order until one
+    succeeds, so a shape the schedule can serve always gets a kernel. The
+    payload's functions record the schedule, its hash, the knob values and
+    where they came from (`tessel.schedule`, read into the launch metadata).
+
+    `schedule` may list several libraries: each is tried in order and the
+    first that serves the payload is applied, with a remark naming the ones
+    that could not and why (e.g. wgmma, then mma.sync).
+
     `tessel-opt in.mlir --tessel-apply-schedule="schedule=schedule.mlir knobs=tile_m=128"`
-    runs that sequence with `tile_m` = 128.
 
     An unknown knob name, a value outside a knob's options, a knob left
-    without any value, a missing schedule file or entry point, or a schedule
-    that fails on the payload is reported as a located error and fails the
-    pass.
+    without any value, a missing schedule file or entry point, or a payload
+    that no schedule serves is reported as a located error (the first
+    schedule's own diagnostics, then a summary) and fails the pass.
   }];
   let options = [
-    Option<"schedule", "schedule", "std::string", /*default=*/"",
-           "Path of the schedule library (.mlir)">,
+    ListOption<"schedules", "schedule", "std::string",
+               "Schedule libraries (.mlir), tried in order">,
     Option<"entry", "entry", "std::string", /*default=*/"\"__transform_main\"",
            "Name of the named sequence to run">,
     ListOption<"knobs", "knobs", "std::string",
-               "Knob values as name=value, overriding the schedule's defaults">,
-    Option<"db", "db", "std::string", /*default=*/"",
-           "Tuning database: take the knobs of the fastest verified record "
-           "for this workload, schedule and compiler (knobs= still wins)">,
+               "Knob values as name=value; they win over every other source">,
+    ListOption<"dbs", "db", "std::string",
+               "Tuning databases: the knobs of the fastest verified record "
+               "of this workload, schedule and compiler">,
     Option<"device", "device", "std::string", /*default=*/"",
            "With db=: the device whose records to use (default: the only "
            "one recorded for the workload)">,
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "The GPU the kernels are for (sm_80, sm_90, sm_90a, ...): records "
+           "of devices of its architecture apply, and the rule uses its "
+           "limits (default: the schedule's tessel.target_chip, else sm_90)">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "Multiprocessors of the GPU, for the rule (default: the chip's "
+           "usual count, 132 for sm_90)">,
+    Option<"givenSource", "source", "std::string", /*default=*/"\"given\"",
+           "How the launch metadata names the source of knobs= when it sets "
+           "every knob (tessel-tune records its winner's)">,
+    Option<"defaults", "defaults", "std::string", /*default=*/"\"rule\"",
+           "Knobs without a tuned record: rule, nearest (the nearest tuned "
+           "shape's record, then the rule) or schedule (its selected "
+           "values)">,
   ];
   let dependentDialects = [
     "::mlir::transform::TransformDialect",

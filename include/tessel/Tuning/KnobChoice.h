@@ -1,0 +1,76 @@
+//===- KnobChoice.h - Knob values for a shape without a tuned record -*- C++ -*-===//
+//
+// When no tuning record of a workload exists, tessel-apply-schedule picks a
+// schedule's knob values by one of two documented methods
+// (docs/knob-rule.md): the rule, a small model of the knob space that ranks
+// every point by its estimated time on the GPU, or the nearest tuned record
+// (the same schedule, dtypes and compiler on a GPU of the same
+// architecture, for the shape nearest in log space). The pass then applies
+// the candidates in order until one succeeds, so a shape the schedule can
+// serve always gets a kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TUNING_KNOBCHOICE_H
+#define TESSEL_TUNING_KNOBCHOICE_H
+
+#include "tessel/Tuning/Database.h"
+#include "tessel/Tuning/SearchSpace.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace tessel {
+
+/// A contraction as the rule and the distance between records see it.
+struct ProblemShape {
+  int64_t m = 0, n = 0, k = 0;
+  /// "f16->f16 acc=f32": what must match between a workload and a record.
+  std::string types;
+};
+
+/// Reads "matmul_relu 4096x4096x4096 f16->f16 acc=f32" (a tuning-database
+/// workload key); nullopt for another form.
+std::optional<ProblemShape> parseWorkloadKey(llvm::StringRef workload);
+
+/// What the rule knows of the GPU.
+struct ChipLimits {
+  std::string arch;          // "sm_90": a chip without its "a" suffix.
+  int64_t smCount = 132;     // Multiprocessors.
+  int64_t sharedMemory = 0;  // Bytes one block may use.
+  int64_t sharedMemoryPerSM = 0;
+};
+
+/// The limits of `chip` (sm_80, sm_86, sm_89, sm_90, sm_90a, ...); a
+/// positive `smCount` overrides the chip's usual count (132 for an H100
+/// SXM, 114 for a PCIe card, 108 for an A100).
+ChipLimits chipLimits(llvm::StringRef chip, int64_t smCount = 0);
+
+/// The architecture of a tuning-database device name, "NVIDIA H100 80GB
+/// HBM3 (sm_90)" -> "sm_90"; empty when it names none.
+std::string deviceArch(llvm::StringRef device);
+
+/// Ranks the points of `space` by the rule's estimated time for `problem`
+/// on `chip`, fastest first, and returns the first `limit`. Points that
+/// disagree with `fixed` (knob name -> value, e.g. from knobs=) are left
+/// out. Knobs the rule does not model keep their schedule default.
+std::vector<Candidate> rankByRule(const SearchSpace &space,
+                                  const ProblemShape &problem,
+                                  const ChipLimits &chip,
+                                  const std::map<std::string, std::string> &fixed,
+                                  size_t limit);
+
+/// The best record (the tuner's selection, else the fastest correct one) of
+/// each workload of `db` with the same types, schedule hash and compiler as
+/// `key` on a device of architecture `arch`, nearest to `problem` first
+/// (distance: the sum of |log(size / record size)| over M, N and K), at
+/// most `limit`; `key.workload` itself is left out when `excludeSelf`.
+std::vector<const TuningRecord *>
+nearestRecords(const TuningDatabase &db, const TuningKey &key,
+               llvm::StringRef arch, const ProblemShape &problem,
+               size_t limit, bool excludeSelf);
+
+} // namespace tessel
+
+#endif // TESSEL_TUNING_KNOBCHOICE_H

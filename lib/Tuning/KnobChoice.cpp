@@ -1,0 +1,273 @@
+//===- KnobChoice.cpp - Knob values for a shape without a tuned record ----===//
+
+#include "tessel/Tuning/KnobChoice.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Regex.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace tessel;
+
+std::optional<ProblemShape> tessel::parseWorkloadKey(llvm::StringRef workload) {
+  llvm::Regex re("^[a-z_]+ ([0-9]+)x([0-9]+)x([0-9]+) (.+)$");
+  llvm::SmallVector<llvm::StringRef> groups;
+  if (!re.match(workload, &groups))
+    return std::nullopt;
+  ProblemShape p;
+  if (groups[1].getAsInteger(10, p.m) || groups[2].getAsInteger(10, p.n) ||
+      groups[3].getAsInteger(10, p.k))
+    return std::nullopt;
+  p.types = groups[4].str();
+  return p;
+}
+
+ChipLimits tessel::chipLimits(llvm::StringRef chip, int64_t smCount) {
+  ChipLimits c;
+  c.arch = chip.str();
+  if (llvm::StringRef(c.arch).ends_with("a"))
+    c.arch.pop_back();
+  // Multiprocessors and shared memory (per block opt-in, per SM) of the
+  // usual part of each generation: H100 SXM, A100, L40/4090-class, ...
+  if (c.arch == "sm_90")
+    c.smCount = 132, c.sharedMemory = 232448, c.sharedMemoryPerSM = 233472;
+  else if (c.arch == "sm_80")
+    c.smCount = 108, c.sharedMemory = 166912, c.sharedMemoryPerSM = 167936;
+  else if (c.arch == "sm_86" || c.arch == "sm_89")
+    c.smCount = c.arch == "sm_89" ? 128 : 84, c.sharedMemory = 101376,
+    c.sharedMemoryPerSM = 102400;
+  else
+    c.smCount = 80, c.sharedMemory = 49152, c.sharedMemoryPerSM = 65536;
+  if (smCount > 0)
+    c.smCount = smCount;
+  return c;
+}
+
+std::string tessel::deviceArch(llvm::StringRef device) {
+  size_t open = device.rfind("(sm_");
+  if (open == llvm::StringRef::npos || !device.ends_with(")"))
+    return "";
+  std::string arch = device.drop_front(open + 1).drop_back().str();
+  if (llvm::StringRef(arch).ends_with("a"))
+    arch.pop_back();
+  return arch;
+}
+
+namespace {
+
+/// One point of the space, by knob name; absent knobs are std::nullopt.
+struct Point {
+  const SearchSpace &space;
+  const Candidate &c;
+  std::optional<int64_t> get(llvm::StringRef name) const {
+    for (auto [i, knob] : llvm::enumerate(space.knobs()))
+      if (knob.name == name) {
+        int64_t v;
+        if (llvm::StringRef(knob.options[c[i]]).getAsInteger(10, v))
+          return std::nullopt;
+        return v;
+      }
+    return std::nullopt;
+  }
+  std::optional<int64_t> defaultOf(llvm::StringRef name) const {
+    for (const Knob &knob : space.knobs())
+      if (knob.name == name) {
+        int64_t v;
+        if (llvm::StringRef(knob.defaultValue).getAsInteger(10, v))
+          return std::nullopt;
+        return v;
+      }
+    return std::nullopt;
+  }
+};
+
+constexpr double kInfeasible = std::numeric_limits<double>::infinity();
+
+/// The rule's estimate (arbitrary units) of a point's time; kInfeasible for
+/// points that break a constraint the rule knows. docs/knob-rule.md
+/// explains each term.
+double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
+                int64_t inBytes) {
+  auto roundUp = [](int64_t x, int64_t g) -> int64_t {
+    return llvm::alignTo(x, g);
+  };
+  int64_t tm = p.get("tile_m").value_or(roundUp(s.m, 16));
+  int64_t tn = p.get("tile_n").value_or(roundUp(s.n, 16));
+  if (tm <= 0 || tn <= 0)
+    return kInfeasible;
+  // Tensor-core schedules (warp tiles, or wgmma's stages without tile_k)
+  // compute whole 16-row granules; a tile larger than its dimension is one
+  // tile of the dimension's size.
+  std::optional<int64_t> thm = p.get("thread_m"), thn = p.get("thread_n");
+  bool simt = thm && thn;
+  std::optional<int64_t> wm = p.get("warp_m"), wn = p.get("warp_n");
+  bool wgmma = !simt && !wm && p.get("stages") && !p.get("tile_k");
+  int64_t granule = simt ? 1 : (wgmma ? 64 : 16);
+  int64_t em = std::min(tm, roundUp(s.m, granule));
+  int64_t en = std::min(tn, roundUp(s.n, granule));
+  int64_t blocks = llvm::divideCeil(s.m, em) * llvm::divideCeil(s.n, en);
+  int64_t tk = p.get("tile_k").value_or(wgmma ? 64 : 16);
+  int64_t kSteps = llvm::divideCeil(s.k, tk);
+  int64_t stages = p.get("stages").value_or(1);
+
+  // Constraints the schedules check (the dry run is the final judge).
+  int64_t threads = 128;
+  int64_t smem = 0;
+  if (simt) {
+    if (*thm <= 0 || *thn <= 0 || tm % *thm || tn % *thn)
+      return kInfeasible;
+    threads = llvm::divideCeil(std::min(tm, s.m), *thm) *
+              llvm::divideCeil(std::min(tn, s.n), *thn);
+  } else if (wm && wn) {
+    int64_t bm = roundUp(em, *wm), bn = roundUp(en, *wn);
+    // A warp's accumulators live in registers: 64x64 f32 is 128 per
+    // thread; more spills.
+    if (*wm > tm || *wn > tn || tm % *wm || tn % *wn || *wm * *wn / 32 > 128)
+      return kInfeasible;
+    threads = 32 * (bm / *wm) * (bn / *wn);
+    int64_t pad = p.get("padding").value_or(8);
+    smem = stages * (bm * (tk + pad) + tk * (bn + pad)) * inBytes;
+    if (p.get("stage_output").value_or(0))
+      smem += bm * (bn + 8) * 2;
+    if (kSteps < stages)
+      return kInfeasible;
+  } else if (wgmma) {
+    int64_t bm = roundUp(em, 64), bn = roundUp(en, 64);
+    threads = 128 * (bm / 64 + 1);
+    smem = std::max(stages * (bm + bn) * 64 * inBytes, bm * (bn + 8) * 4) +
+           1024;
+    if (bn / 2 > 128)
+      return kInfeasible;
+  }
+  if (threads > 1024 || threads < 1 || smem > chip.sharedMemory)
+    return kInfeasible;
+
+  // Each SM works through its share of the blocks (the slowest SM's share
+  // is the time): with the tensor cores or FMA units busy, blocks resident
+  // together on an SM share them, so occupancy hides latency but adds no
+  // throughput.
+  int64_t perSM = llvm::divideCeil(blocks, chip.smCount);
+
+  // One block's work (whole granules of M and N, whole K steps) over the
+  // efficiency of its tile: operand traffic per multiply-add falls as
+  // 1/tm + 1/tn (per thread tile for SIMT).
+  double work = double(roundUp(em, granule)) * roundUp(en, granule) *
+                double(kSteps * tk);
+  double efficiency =
+      simt ? 1.0 / (1.0 + 2.0 * (1.0 / *thm + 1.0 / *thn) +
+                    8.0 * (1.0 / em + 1.0 / en))
+           : 1.0 / (1.0 + 32.0 * (1.0 / em + 1.0 / en));
+  if (wm && wn)
+    efficiency /= 1.0 + 8.0 * (1.0 / *wm + 1.0 / *wn);
+  double time = double(perSM) * work / efficiency;
+
+  // Preferences among points of equal estimate: the pipeline depth, K step
+  // and other knobs the schedule chose by default, a block order grouped by
+  // 8 rows once there is more than a wave of blocks, 4x4 SIMT thread tiles
+  // (the tuner's most frequent winner on an H100).
+  double penalty = 0;
+  auto prefer = [&](llvm::StringRef name, std::optional<int64_t> want,
+                    double weight) {
+    std::optional<int64_t> v = p.get(name);
+    if (v && want && *v > 0 && *want > 0)
+      penalty += weight * std::fabs(std::log2(double(*v) / double(*want)));
+    else if (v && want && *v != *want)
+      penalty += weight;
+  };
+  std::optional<int64_t> defaultStages = p.defaultOf("stages");
+  if (defaultStages && !simt)
+    prefer("stages", std::min<int64_t>(*defaultStages, std::max<int64_t>(kSteps, 1)),
+           0.02);
+  prefer("tile_k", p.defaultOf("tile_k"), 0.02);
+  prefer("group_m", blocks > chip.smCount ? 8 : 1, 0.01);
+  prefer("padding", p.defaultOf("padding"), 0.01);
+  prefer("stage_output", p.defaultOf("stage_output"), 0.01);
+  // Register pressure and occupancy, which the efficiency term leaves out,
+  // make 4x4 SIMT thread tiles and blocks of 128 to 256 threads win (the
+  // tuner's most frequent winners on an H100).
+  if (simt) {
+    prefer("thread_m", 4, 0.5);
+    prefer("thread_n", 4, 0.5);
+  }
+  if (simt || (wm && wn))
+    penalty += 0.1 * std::fabs(std::log2(double(threads) / 256.0)) *
+               (threads < 128 || threads > 256);
+  return time * (1.0 + penalty);
+}
+
+} // namespace
+
+std::vector<Candidate>
+tessel::rankByRule(const SearchSpace &space, const ProblemShape &problem,
+                   const ChipLimits &chip,
+                   const std::map<std::string, std::string> &fixed,
+                   size_t limit) {
+  int64_t inBytes =
+      llvm::StringRef(problem.types).starts_with("f32") ? 4 : 2;
+  std::vector<std::pair<double, Candidate>> scored;
+  uint64_t size = space.size();
+  for (uint64_t index = 0; index < size; ++index) {
+    Candidate c = space.at(index);
+    bool agrees = true;
+    for (auto [i, knob] : llvm::enumerate(space.knobs())) {
+      auto it = fixed.find(knob.name);
+      agrees &= it == fixed.end() || it->second == knob.options[c[i]];
+    }
+    if (!agrees)
+      continue;
+    double t = estimate(Point{space, c}, problem, chip, inBytes);
+    if (t != kInfeasible)
+      scored.emplace_back(t, std::move(c));
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto &x, const auto &y) { return x.first < y.first; });
+  std::vector<Candidate> ranked;
+  for (auto &[t, c] : scored) {
+    if (ranked.size() >= limit)
+      break;
+    ranked.push_back(std::move(c));
+  }
+  return ranked;
+}
+
+std::vector<const TuningRecord *>
+tessel::nearestRecords(const TuningDatabase &db, const TuningKey &key,
+                       llvm::StringRef arch, const ProblemShape &problem,
+                       size_t limit, bool excludeSelf) {
+  // The best record of each (workload, device) of the right kind.
+  std::map<std::pair<std::string, std::string>, const TuningRecord *> best;
+  for (const TuningRecord &r : db.records()) {
+    if (!r.ok() || r.key.scheduleHash != key.scheduleHash ||
+        r.key.compiler != key.compiler || deviceArch(r.key.device) != arch ||
+        (excludeSelf && r.key.workload == key.workload))
+      continue;
+    std::optional<ProblemShape> shape = parseWorkloadKey(r.key.workload);
+    if (!shape || shape->types != problem.types ||
+        llvm::StringRef(r.key.workload).split(' ').first !=
+            llvm::StringRef(key.workload).split(' ').first)
+      continue;
+    const TuningRecord *&slot = best[{r.key.workload, r.key.device}];
+    if (!slot || (r.selected && !slot->selected) ||
+        (r.selected == slot->selected && r.medianMs < slot->medianMs))
+      slot = &r;
+  }
+  auto distance = [&](const TuningRecord *r) {
+    ProblemShape s = *parseWorkloadKey(r->key.workload);
+    return std::fabs(std::log(double(problem.m) / s.m)) +
+           std::fabs(std::log(double(problem.n) / s.n)) +
+           std::fabs(std::log(double(problem.k) / s.k));
+  };
+  std::vector<const TuningRecord *> records;
+  for (auto &[k, r] : best)
+    records.push_back(r);
+  std::stable_sort(records.begin(), records.end(),
+                   [&](const TuningRecord *x, const TuningRecord *y) {
+                     return distance(x) < distance(y);
+                   });
+  if (records.size() > limit)
+    records.resize(limit);
+  return records;
+}
