@@ -132,11 +132,16 @@ module attributes {transform.with_named_sequence} {
     } : !transform.any_op
     transform.memref.erase_dead_alloc_and_stores %func_b : (!transform.any_op) -> ()
 
-    // Step 7. Map to blocks and threads.
+    // Step 7. Map to blocks and threads. Matrices whose rows are not
+    // 16-byte aligned (K or N not a multiple of 4 floats) are read from
+    // copies with aligned rows, so that their loads stay 16 bytes wide,
+    // unless they are too small to repay the copy's launch.
     %launch = transform.gpu.map_forall_to_blocks %func_b generate_gpu_launch
         : (!transform.any_op) -> !transform.any_op
-    transform.tessel.map_nested_forall_to_threads %launch
+    %launch_t = transform.tessel.map_nested_forall_to_threads %launch
         : (!transform.any_op) -> !transform.any_op
+    transform.tessel.copy_to_aligned_rows %launch_t alignment 16
+        min_elements 65536 : !transform.any_op
 
     transform.yield
   }

@@ -26,7 +26,9 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
                                      const LowerToPtxOptions &options) {
   // Step 1. Reject payloads that cannot become kernels (not bufferized,
   // dynamic shapes, work left on the host, device mallocs).
-  pm.addPass(createTesselCheckKernelPayload());
+  TesselCheckKernelPayloadOptions check;
+  check.indexBitwidth = options.indexBitwidth;
+  pm.addPass(createTesselCheckKernelPayload(check));
 
   // Step 2. Outline. Workgroup allocations become views of the launch's
   // dynamic shared memory. Index computations and constants are sunk into

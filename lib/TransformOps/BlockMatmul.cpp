@@ -64,10 +64,10 @@ std::optional<int64_t> tessel::rowStride(MemRefType type) {
   return strides[0];
 }
 
-bool tessel::hasAlignedRows(MemRefType type) {
+bool tessel::hasAlignedRows(MemRefType type, int64_t bytes) {
   std::optional<int64_t> stride = rowStride(type);
   return stride &&
-         *stride * type.getElementTypeBitWidth() / 8 % 16 == 0;
+         *stride * type.getElementTypeBitWidth() / 8 % bytes == 0;
 }
 
 /// Whether dimension `dim` of `x` and `y` provably has the same size.
@@ -322,8 +322,10 @@ public:
     auto type = cast<MemRefType>(source.getType());
     int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
     int64_t elems = 128 / type.getElementTypeBitWidth();
-    int64_t padded = llvm::alignTo(cols, elems);
-    int64_t chunks = padded / elems;
+    // Rows padded to 128 bytes: TMA reads rows that start on 32-byte
+    // boundaries fastest (bench/results/any-shape/README.md).
+    int64_t padded = llvm::alignTo(cols, 8 * elems);
+    int64_t chunks = llvm::divideCeil(cols, elems);
     constexpr int64_t kThreads = 256;
 
     b.setInsertionPoint(before);

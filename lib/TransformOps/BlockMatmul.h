@@ -78,13 +78,13 @@ mlir::FailureOr<TiledOperand> getTiledOperand(mlir::Value value,
 /// or nullopt when dynamic or not strided.
 std::optional<int64_t> rowStride(mlir::MemRefType type);
 
-/// Whether the rows of the 2-D memref type start on 16-byte boundaries
-/// (given a 16-byte aligned base), as TMA and 16-byte cp.async need.
-bool hasAlignedRows(mlir::MemRefType type);
+/// Whether the rows of the 2-D memref type start on `bytes`-byte boundaries
+/// (given an aligned base): TMA and 16-byte cp.async need 16.
+bool hasAlignedRows(mlir::MemRefType type, int64_t bytes = 16);
 
 /// Copies `source`, a statically shaped 2-D buffer defined outside `launch`
 /// whose rows are not 16-byte aligned, into a workspace with rows padded to
-/// 16 bytes: a `gpu.alloc` and a copy kernel (a `gpu.launch`) just before
+/// 128 bytes: a `gpu.alloc` and a copy kernel (a `gpu.launch`) just before
 /// `launch`, and a `gpu.dealloc` just after. Returns the workspace; its
 /// leading `source`-shaped part holds the copy.
 mlir::Value copyToAlignedRows(mlir::RewriterBase &rewriter,

@@ -17,6 +17,7 @@ namespace {
 
 struct CheckKernelPayload
     : tessel::impl::TesselCheckKernelPayloadBase<CheckKernelPayload> {
+  using Base::Base;
   void runOnOperation() override;
 };
 
@@ -31,9 +32,27 @@ static bool isHostComputation(Operation *op) {
              memref::LoadOp, memref::StoreOp>(op);
 }
 
+/// Whether a kernel with `indexBitwidth`-bit indices can address every byte
+/// of a buffer of `type`.
+static bool addressable(MemRefType type, unsigned indexBitwidth) {
+  if (indexBitwidth >= 64 || !type.hasStaticShape())
+    return true;
+  unsigned bits = type.getElementTypeBitWidth();
+  int64_t limit = (int64_t(1) << (indexBitwidth - 1)) - 1;
+  return bits == 0 || type.getNumElements() <= limit / llvm::divideCeil(bits, 8);
+}
+
 /// Checks one host function; reports the first problem found.
-static LogicalResult checkFunction(func::FuncOp func) {
+static LogicalResult checkFunction(func::FuncOp func, unsigned indexBitwidth) {
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+    if (auto memref = dyn_cast<MemRefType>(type);
+        memref && !addressable(memref, indexBitwidth))
+      return func.emitError()
+             << "argument #" << i << " of '" << func.getSymName()
+             << "' has type " << type << ": its "
+             << memref.getNumElements() << " elements need addresses beyond "
+             << "the kernels' " << indexBitwidth
+             << "-bit indices (use index-bitwidth=64)";
     if (isa<TensorType>(type))
       return func.emitError()
              << "function '" << func.getSymName()
@@ -85,7 +104,7 @@ void CheckKernelPayload::runOnOperation() {
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
-    if (failed(checkFunction(func)))
+    if (failed(checkFunction(func, indexBitwidth)))
       return signalPassFailure();
     func.walk([&](Operation *op) {
       hasLaunch |= isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op);

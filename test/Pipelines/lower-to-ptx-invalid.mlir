@@ -31,6 +31,13 @@
 // RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="index-bitwidth=16" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=INDEX
 // INDEX: error: tessel-lower-to-ptx: index-bitwidth must be 32 or 64
+
+// With 32-bit indices, a 65536 x 65536 f16 matrix (8 GiB) cannot be
+// addressed: a located error, not a kernel that wraps around.
+// RUN: python3 -c "import sys; sys.path.insert(0, '%tessel_src/python'); from tessel.workload import matmul_relu_ir; print(matmul_relu_ir(65536, 65536, 64, 'f16'))" > %t.big.mlir
+// RUN: not tessel-opt %t.big.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN:   --tessel-lower-to-ptx="index-bitwidth=32" 2>&1 | FileCheck %s --check-prefix=TOO-BIG
+// TOO-BIG: big.mlir:4:1: error: argument #2 of 'matmul_relu' has type 'memref<65536x65536xf16>': its 4294967296 elements need addresses beyond the kernels' 32-bit indices (use index-bitwidth=64)
 // RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="pointer-alignment=3" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ALIGN
 // ALIGN: error: tessel-lower-to-ptx: pointer-alignment must be a power of two between 1 and 256

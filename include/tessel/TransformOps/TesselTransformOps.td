@@ -56,6 +56,53 @@ def CheckTileSizesOp : Op<Transform_Dialect, "tessel.check_tile_sizes", [
   let cppNamespace = "::tessel";
 }
 
+def CopyToAlignedRowsOp : Op<Transform_Dialect,
+    "tessel.copy_to_aligned_rows", [
+    DeclareOpInterfaceMethods<TransformOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Make a launch read its misaligned input matrices from copies with aligned rows";
+  let description = [{
+    For every statically shaped 2-D buffer with a unit inner stride that the
+    target `gpu.launch` reads but does not write (a matmul's A and B), and
+    whose rows do not start on `alignment`-byte boundaries (an f32 matrix
+    with a K that is not a multiple of 4, say): copies the buffer into a
+    workspace whose rows are padded to 128 bytes (a `gpu.alloc` and a copy
+    kernel launched just before the target, a `gpu.dealloc` just after) and
+    makes the target read the copy. Buffers of fewer than `min_elements`
+    elements are left alone: in a problem that small the copy's launch costs
+    more than the loads it widens. Vector loads of the copy's rows can
+    then be full width where the original's had to be split into scalar
+    loads; the copy moves each matrix once more. Tessel's launch metadata
+    records the workspaces and the runtime allocates them at each call.
+
+    ```mlir
+    %launch = transform.gpu.map_forall_to_blocks %func generate_gpu_launch
+        : (!transform.any_op) -> !transform.any_op
+    transform.tessel.copy_to_aligned_rows %launch alignment 16
+        min_elements 65536 : !transform.any_op
+    ```
+
+    #### Return modes
+
+    Produces a silenceable failure, with a note on the payload op, when the
+    target is not a `gpu.launch`. A misaligned buffer the launch writes, or
+    uses otherwise than through subviews, vector transfer reads and loads,
+    is left as it is. Fails definitely when `alignment` is not a power of
+    two. Modifies the payload in place; the handle stays valid.
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DefaultValuedAttr<I64Attr, "16">:$alignment,
+                       DefaultValuedAttr<I64Attr, "0">:$min_elements);
+  let results = (outs);
+  let assemblyFormat = [{
+    $target `alignment` $alignment (`min_elements` $min_elements^)? attr-dict
+    `:` type($target)
+  }];
+  let cppNamespace = "::tessel";
+}
+
 def MapNestedForallToThreadsOp : Op<Transform_Dialect,
     "tessel.map_nested_forall_to_threads", [
     FunctionalStyleTransformOpTrait,

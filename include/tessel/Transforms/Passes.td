@@ -94,11 +94,18 @@ def TesselCheckKernelPayload : Pass<"tessel-check-kernel-payload", "::mlir::Modu
     `gpu.launch_func` ops; kernels must not allocate global memory
     (`memref.alloc` inside a launch would become device `malloc`).
 
+    With `index-bitwidth=32`, kernels compute addresses in 32 bits: a
+    buffer of 2^31 bytes or more cannot be addressed and is rejected.
+
     ```mlir
     func.func @f(%a: tensor<4x4xf32>) -> tensor<4x4xf32> { ... }
     // error: function 'f' still computes on tensors: was a schedule applied?
     ```
   }];
+  let options = [
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
+           "The kernels' index width (32 or 64)">,
+  ];
 }
 
 def TesselExportKernels : Pass<"tessel-export-kernels", "::mlir::ModuleOp"> {

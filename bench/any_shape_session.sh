@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Device session for issue 14 (any shape): unpack the bundle, then run the
+# steps named on the command line, writing results to OUT.
+#
+#   bench/any_shape_session.sh OUT STEP...
+#
+# Steps: check64 (the wgmma 64x64 knob point on the shapes where it failed),
+# unaligned (rows that are not 16-byte aligned, all schedules), fixed (the
+# issue's shapes through tessel.matmul_relu, timed against cuBLASLt),
+# any:I/N (slice I of N of the 300 shapes), sweep-wgmma, sweep-simt,
+# sweep-mma (every knob point at one shape), pytest, lit, anchors (untuned
+# vs tuned on ANCHORS.md's shapes).
+set -uo pipefail
+out=$1; shift
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+if [ ! -x /tmp/tessel/tessel/bin/tessel-opt ]; then
+  mkdir -p /tmp/tessel && tar -xJf "$here/.bundle/tessel-bundle.tar.xz" -C /tmp/tessel
+fi
+T=/tmp/tessel/tessel/bin
+export PYTHONPATH=/tmp/tessel/tessel/python PYTHONUNBUFFERED=1
+export TESSEL_CACHE=/tmp/tessel-cache TESSEL_HOME=/tmp/tessel/tessel
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$out/env.txt" 2>&1
+python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" >> "$out/env.txt" 2>&1
+check() { python3 "$here/bench/check_shapes.py" --tools $T "$@"; }
+W="$here/schedules/matmul_relu_wgmma.mlir"
+M="$here/schedules/matmul_relu_mma.mlir"
+S="$here/schedules/matmul_relu_simt.mlir"
+for step in "$@"; do
+  echo "== $step $(date +%T)"
+  case $step in
+    check64)
+      check --chip sm_90a --schedule $W --shapes 4096x11008x4096,8192x3072x768,2048x2048x512 \
+        --dtypes f16 --knobs tile_m=64,tile_n=64,stages=4,group_m=8 \
+        --knobs tile_m=64,tile_n=64,stages=2,group_m=1 --out "$out/check64.json" 2>&1 | tail -8 ;;
+    unaligned)
+      u=4095x4097x4099,2000x3000x1500,77x33x19,1x3x5,997x1009x1013
+      check --chip sm_90a --schedule $W --shapes $u --dtypes f16,bf16 --out "$out/unaligned-wgmma.json" 2>&1 | tail -6
+      check --chip sm_90 --schedule $M --shapes $u --dtypes f16 --extra "defaults=rule" --out "$out/unaligned-mma.json" 2>&1 | tail -6
+      check --chip sm_90 --schedule $S --shapes $u --dtypes f32,f16 --out "$out/unaligned-simt.json" 2>&1 | tail -6 ;;
+    fixed)
+      timeout 580 python3 "$here/bench/any_shape.py" --count 24 --out "$out/fixed" 2>&1 | tail -40 ;;
+    any:*)
+      part=${step#any:}
+      timeout 590 python3 "$here/bench/any_shape.py" --part $part --out "$out/any-${part/\//of}" 2>&1 | tail -25 ;;
+    sweep-wgmma)
+      check --chip sm_90a --schedule $W --shapes 520x392x200 --dtypes f16 --sweep --out "$out/sweep-wgmma.json" 2>&1 | tail -12 ;;
+    sweep-simt)
+      check --chip sm_90 --schedule $S --shapes 200x136x72 --dtypes f32 --sweep --out "$out/sweep-simt.json" 2>&1 | tail -12 ;;
+    sweep-mma)
+      check --chip sm_90 --schedule $M --shapes 200x136x72 --dtypes f16 --sweep --out "$out/sweep-mma.json" 2>&1 | tail -12 ;;
+    profile)
+      timeout 400 python3 "$here/bench/profile_shapes.py" 4095x4097x4099:f16 2000x3000x1500:f16 \
+        5000x5000x5000:bf16 4992x4992x4992:bf16 5008x5008x5008:bf16 5120x5120x5120:bf16 \
+        1000x1000x1000:f16 1008x1008x1008:f16 1024x1024x1024:f16 4097x4097x4097:f32 \
+        --knobs "" --out "$out/profile.json" 2>&1 | tail -12
+      timeout 200 python3 "$here/bench/profile_shapes.py" 4095x4097x4099:f16 5000x5000x5000:bf16 \
+        --knobs tile_m=128,tile_n=256 --knobs tile_m=128,tile_n=128 --out "$out/profile-knobs.json" 2>&1 | tail -6 ;;
+    sanitize64)
+      d=/tmp/s64; mkdir -p $d
+      python3 -c "import sys; sys.path.insert(0,'$here/python'); from tessel.workload import matmul_relu_ir; open('$d/in.mlir','w').write(matmul_relu_ir(2048,2048,512,'f16'))"
+      $T/tessel-opt $d/in.mlir --tessel-apply-schedule="schedule=$W knobs=tile_m=64,tile_n=64,stages=4,group_m=8" \
+        --tessel-lower-to-ptx=chip=sm_90a --tessel-export-kernels=dir=$d/k -o /dev/null
+      for tool in memcheck synccheck; do
+        timeout 120 compute-sanitizer --tool $tool --print-limit 5 $T/tessel-run $d/k/matmul_relu.launch.json \
+          --reference none --warmup-ms 0 --rep-ms 0.01 2>&1 | tail -25 | tee "$out/sanitize-$tool.txt"
+      done ;;
+    pytest)
+      (cd "$here" && timeout 500 python3 -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -15) ;;
+    anchors)
+      timeout 580 python3 "$here/bench/untuned_vs_tuned.py" --out "$out/anchors" 2>&1 | tail -30 ;;
+  esac
+done

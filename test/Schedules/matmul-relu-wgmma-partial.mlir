@@ -1,0 +1,107 @@
+// Partial tiles and misaligned rows in the wgmma schedule.
+//
+// RUN: rm -rf %t && mkdir -p %t && split-file %s %t
+// RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
+// RUN:   | FileCheck %s
+// RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/partial -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t/partial/matmul_relu_kernel.ptx
+// RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/unaligned -o /dev/null
+// RUN: FileCheck %s --check-prefix=JSON --input-file=%t/unaligned/matmul_relu.launch.json
+
+// 1000 = 7 x 128 + 104 rows and columns, K = 1000 = 15 x 64 + 40: TMA
+// zero-fills what lies past the matrices (the last block's rows and
+// columns, the last K step's columns), the K loop runs ceil(1000 / 64) = 16
+// steps, and each 16-byte chunk of the output is stored whole when it lies
+// inside the matrix, element by element under a mask otherwise.
+
+// CHECK-LABEL: func.func @matmul_relu(
+// CHECK:         nvgpu.tma.create.descriptor {{.+}} box[%c128, %c64]
+// CHECK:         gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}} = %c8{{.*}}, {{.+}} = %c1{{.*}}) threads
+// CHECK:           scf.for %{{.+}} = %c0{{.*}} to %c16{{.*}} step %c1
+// CHECK:             nvgpu.tma.async.load
+// CHECK:           scf.for %{{.+}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
+// CHECK:             nvgpu.warpgroup.mma
+// CHECK:           %[[COLS:.+]] = memref.dim %[[OUT:.+]], %c1
+// CHECK:           %[[ROWS:.+]] = memref.dim %[[OUT]], %c0
+// CHECK:           scf.if
+// CHECK:             vector.store %{{.+}}, %[[OUT]]
+// CHECK:           } else {
+// CHECK:             vector.create_mask
+// CHECK:             vector.maskedstore %[[OUT]]
+
+// PTX: fence.mbarrier_init.release.cluster;
+// PTX: fence.proxy.async.shared::cta;
+// PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// The full chunks: 16-byte stores; the edge ones: predicated 2-byte stores.
+// PTX-DAG: st.global.v4.b32
+// PTX-DAG: st.global.b16
+
+// 2000x3000x1500 f16: A's 1500-element rows (3000 bytes) do not start on
+// 16-byte boundaries, which TMA needs. A is first copied by a kernel of its
+// own into a workspace with 1536-element (3072-byte) rows, and the tensor
+// map describes the copy's leading 2000x1500 part. B and C have aligned
+// rows.
+// JSON:      "kind": "buffer"
+// JSON:      "workspace": 0
+// JSON:      "kind": "tensor_map"
+// JSON-NEXT: "l2_promotion": "256b"
+// JSON-NEXT: "oob_fill": "zero"
+// JSON-NEXT: "shape": [
+// JSON-NEXT:   2000,
+// JSON-NEXT:   1500
+// JSON-NEXT: ],
+// JSON-NEXT: "swizzle": "128b",
+// JSON-NEXT: "workspace": 0
+// JSON:      "workspaces": [
+// JSON-NEXT:   {
+// JSON-NEXT:     "element_type": "f16",
+// JSON-NEXT:     "shape": [
+// JSON-NEXT:       2000,
+// JSON-NEXT:       1536
+
+//--- partial.mlir
+// C = relu(A * B): A is 1000x1000, B is 1000x1000, row-major, f16 inputs,
+// f32 accumulation, f16 output written into C.
+func.func @matmul_relu(%A: tensor<1000x1000xf16>, %B: tensor<1000x1000xf16>,
+                       %C: tensor<1000x1000xf16>) -> tensor<1000x1000xf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1000x1000xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<1000x1000xf16>, tensor<1000x1000xf16>)
+                      outs(%acc : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
+  %relu = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<1000x1000xf32>) outs(%C : tensor<1000x1000xf16>) {
+  ^bb0(%x: f32, %out: f16):
+    %r = arith.maximumf %x, %zero : f32
+    %t = arith.truncf %r : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<1000x1000xf16>
+  return %relu : tensor<1000x1000xf16>
+}
+
+//--- unaligned.mlir
+// C = relu(A * B): A is 2000x1500, B is 1500x3000, row-major, f16 inputs,
+// f32 accumulation, f16 output written into C.
+func.func @matmul_relu(%A: tensor<2000x1500xf16>, %B: tensor<1500x3000xf16>,
+                       %C: tensor<2000x3000xf16>) -> tensor<2000x3000xf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2000x3000xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<2000x3000xf32>) -> tensor<2000x3000xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<2000x1500xf16>, tensor<1500x3000xf16>)
+                      outs(%acc : tensor<2000x3000xf32>) -> tensor<2000x3000xf32>
+  %relu = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<2000x3000xf32>) outs(%C : tensor<2000x3000xf16>) {
+  ^bb0(%x: f32, %out: f16):
+    %r = arith.maximumf %x, %zero : f32
+    %t = arith.truncf %r : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<2000x3000xf16>
+  return %relu : tensor<2000x3000xf16>
+}

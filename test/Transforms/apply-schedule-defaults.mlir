@@ -1,0 +1,64 @@
+// Knobs without a tuned record: the rule picks them for the shape and the
+// GPU, the launch metadata says so, and a list of schedules falls back to
+// the first that serves the payload.
+
+// 128 rows: the rule takes 64x64 blocks (128 of them for 132 SMs) rather
+// than the schedule's 128x128 (32 blocks).
+// RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=SKINNY
+// SKINNY: knob_source = "rule (sm_90, 132 SMs)", knobs = {group_m = 1 : i64, stages = 4 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
+
+// On a GPU of 16 SMs the same shape fills the GPU with 128x256 blocks.
+// RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir sm-count=16" \
+// RUN:   | FileCheck %s --check-prefix=FEW-SMS
+// FEW-SMS: knob_source = "rule (sm_90, 16 SMs)", knobs = {group_m = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+
+// 4096^3: 128x256 blocks in groups of 8 block rows.
+// RUN: tessel-opt %examples/matmul_relu_4096_f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=LARGE
+// LARGE: knobs = {group_m = 8 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+
+// knobs= wins; the rule picks the rest.
+// RUN: tessel-opt %examples/matmul_relu_4096_f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_n=128" \
+// RUN:   | FileCheck %s --check-prefix=GIVEN
+// GIVEN: knob_source = "rule (sm_90, 132 SMs); knobs= sets tile_n", knobs = {group_m = 8 : i64, stages = 4 : i64, tile_m = {{[0-9]+}} : i64, tile_n = 128 : i64}
+
+// defaults=schedule keeps the values the schedule is written with.
+// RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir defaults=schedule" \
+// RUN:   | FileCheck %s --check-prefix=WRITTEN
+// WRITTEN: knob_source = "schedule defaults", knobs = {group_m = 8 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+
+// A list of schedules: wgmma cannot take f32 inputs, SIMT serves them; a
+// remark says which served and why the others could not.
+// RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir,%schedules/matmul_relu_simt.mlir" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=FALLBACK
+// FALLBACK: matmul_relu_1024_f32.mlir:4:1: remark: schedule '{{.*}}matmul_relu_simt.mlir' serves this payload; schedule '{{.*}}matmul_relu_wgmma.mlir' cannot serve it: wgmma needs f16 or bf16 inputs (both the same) and an f32 accumulator
+// FALLBACK: path = "{{.*}}matmul_relu_simt.mlir"
+
+// When none serves the payload, the first schedule's own diagnostics are
+// shown, then one line per schedule.
+// RUN: not tessel-opt %examples/matmul_relu_1024_f32.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir,%schedules/matmul_relu_mma.mlir" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NONE
+// NONE: matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: wgmma needs f16 or bf16 inputs (both the same) and an f32 accumulator
+// NONE: matmul_relu_1024_f32.mlir:4:1: error: no schedule serves this payload: schedule '{{.*}}matmul_relu_wgmma.mlir' cannot serve it: wgmma needs f16 or bf16 inputs (both the same) and an f32 accumulator; schedule '{{.*}}matmul_relu_mma.mlir' cannot serve it: mma.sync needs f16 or bf16 inputs (both the same) and an f32 accumulator
+
+// Knobs one schedule lacks make it skip that schedule (stage_output is an
+// mma.sync knob).
+// RUN: tessel-opt %examples/matmul_relu_1024_f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir,%schedules/matmul_relu_mma.mlir knobs=stage_output=1" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SKIP
+// SKIP: remark: schedule '{{.*}}matmul_relu_mma.mlir' serves this payload; {{.*}}matmul_relu_wgmma.mlir: {{.*}}has no knob named 'stage_output'
+// SKIP: stage_output = 1 : i64
+
+// A bad defaults= value.
+// RUN: not tessel-opt %examples/matmul_relu_1024_f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir defaults=fastest" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD
+// BAD: error: tessel-apply-schedule: defaults=fastest is not one of rule, nearest, schedule
