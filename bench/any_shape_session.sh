@@ -30,9 +30,11 @@ for step in "$@"; do
   echo "== $step $(date +%T)"
   case $step in
     check64)
-      check --chip sm_90a --schedule $W --shapes 4096x11008x4096,8192x3072x768,2048x2048x512 \
-        --dtypes f16 --knobs tile_m=64,tile_n=64,stages=4,group_m=8 \
-        --knobs tile_m=64,tile_n=64,stages=2,group_m=1 --out "$out/check64.json" 2>&1 | tail -8 ;;
+      ks=()
+      for st in 2 3 4 5 6; do for g in 1 8; do ks+=(--knobs tile_m=64,tile_n=64,stages=$st,group_m=$g); done; done
+      check --chip sm_90a --schedule $W --shapes 2048x2048x512,8192x3072x768 --dtypes f16 "${ks[@]}" \
+        --knobs tile_m=64,tile_n=128,stages=6,group_m=8 --knobs tile_m=128,tile_n=64,stages=6,group_m=8 \
+        --out "$out/check64.json" 2>&1 | tail -30 ;;
     unaligned)
       u=4095x4097x4099,2000x3000x1500,77x33x19,1x3x5,997x1009x1013
       check --chip sm_90a --schedule $W --shapes $u --dtypes f16,bf16 --out "$out/unaligned-wgmma.json" 2>&1 | tail -6
@@ -44,18 +46,17 @@ for step in "$@"; do
       part=${step#any:}
       timeout 590 python3 "$here/bench/any_shape.py" --part $part --out "$out/any-${part/\//of}" 2>&1 | tail -25 ;;
     sweep-wgmma)
-      check --chip sm_90a --schedule $W --shapes 520x392x200 --dtypes f16 --sweep --out "$out/sweep-wgmma.json" 2>&1 | tail -12 ;;
+      check --chip sm_90a --schedule $W --shapes 2000x2056x264 --dtypes f16 --sweep --out "$out/sweep-wgmma.json" 2>&1 | tail -12 ;;
     sweep-simt)
       check --chip sm_90 --schedule $S --shapes 200x136x72 --dtypes f32 --sweep --out "$out/sweep-simt.json" 2>&1 | tail -12 ;;
     sweep-mma)
-      check --chip sm_90 --schedule $M --shapes 200x136x72 --dtypes f16 --sweep --out "$out/sweep-mma.json" 2>&1 | tail -12 ;;
+      # The structural knobs; group_m (block order) and padding held.
+      check --chip sm_90 --schedule $M --shapes 200x136x72 --dtypes f16 --sweep --fix group_m=1 \
+        --fix padding=8 --timeout 30 --out "$out/sweep-mma.json" 2>&1 | tail -12 ;;
     profile)
       timeout 400 python3 "$here/bench/profile_shapes.py" 4095x4097x4099:f16 2000x3000x1500:f16 \
-        5000x5000x5000:bf16 4992x4992x4992:bf16 5008x5008x5008:bf16 5120x5120x5120:bf16 \
-        1000x1000x1000:f16 1008x1008x1008:f16 1024x1024x1024:f16 4097x4097x4097:f32 \
-        --knobs "" --out "$out/profile.json" 2>&1 | tail -12
-      timeout 200 python3 "$here/bench/profile_shapes.py" 4095x4097x4099:f16 5000x5000x5000:bf16 \
-        --knobs tile_m=128,tile_n=256 --knobs tile_m=128,tile_n=128 --out "$out/profile-knobs.json" 2>&1 | tail -6 ;;
+        5000x5000x5000:bf16 1000x1000x1000:f16 8191x8191x8191:bf16 2048x2048x2047:f16 \
+        4097x4097x4097:f32 997x1009x1013:f32 --knobs "" --out "$out/profile.json" 2>&1 | grep -v Warn | tail -12 ;;
     sanitize64)
       d=/tmp/s64; mkdir -p $d
       python3 -c "import sys; sys.path.insert(0,'$here/python'); from tessel.workload import matmul_relu_ir; open('$d/in.mlir','w').write(matmul_relu_ir(2048,2048,512,'f16'))"
@@ -65,6 +66,8 @@ for step in "$@"; do
         timeout 120 compute-sanitizer --tool $tool --print-limit 5 $T/tessel-run $d/k/matmul_relu.launch.json \
           --reference none --warmup-ms 0 --rep-ms 0.01 2>&1 | tail -25 | tee "$out/sanitize-$tool.txt"
       done ;;
+    lit)
+      (cd /tmp/tessel/tessel && timeout 580 ./run-tests.sh 2>&1 | tail -25) ;;
     pytest)
       (cd "$here" && timeout 500 python3 -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -15) ;;
     anchors)

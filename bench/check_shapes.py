@@ -110,6 +110,8 @@ def main():
                         "compiler's choice")
     p.add_argument("--sweep", action="store_true",
                    help="every point of the schedule's knob space")
+    p.add_argument("--fix", action="append", default=[],
+                   help="with --sweep, hold a knob at one value (name=value)")
     p.add_argument("--extra", default="", help="more tessel-apply-schedule options")
     p.add_argument("--jobs", type=int, default=os.cpu_count())
     p.add_argument("--timeout", type=int, default=60)
@@ -123,6 +125,9 @@ def main():
     points = args.knobs or [""]
     if args.sweep:
         space = knob_space(args.schedule)
+        for item in args.fix:
+            name, value = item.split("=")
+            space[name] = [int(value)]
         points = [",".join(f"{n}={v}" for n, v in zip(space, combo))
                   for combo in itertools.product(*space.values())]
     jobs = list(itertools.product(shapes, dtypes, points))

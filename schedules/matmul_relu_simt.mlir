@@ -82,14 +82,23 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.linalg.tiling_canonicalization
     } : !transform.any_op
 
-    // Step 4. Tile K. Where tile_k does not divide K, the last step's
-    // slices of A and B are padded with zeros to tile_k (out-of-bounds
-    // reads once vectorized).
+    // Step 4. Tile K. Where tile_k does not divide K, the last step is
+    // peeled off the loop and its slices of A and B are padded with zeros
+    // to tile_k (out-of-bounds reads once vectorized): the loop itself
+    // keeps full steps.
     %matmul_k, %loop_k = transform.structured.tile_using_for %matmul_t
         tile_sizes [0, 0, %tile_k]
         : (!transform.any_op, !transform.param<i64>)
         -> (!transform.any_op, !transform.any_op)
-    %padded, %pad, %copy = transform.structured.pad %matmul_k {
+    %for_k = transform.cast %loop_k : !transform.any_op to !transform.op<"scf.for">
+    transform.sequence %for_k : !transform.op<"scf.for"> failures(suppress) {
+    ^bb0(%loop: !transform.op<"scf.for">):
+      %main, %last = transform.loop.peel %loop
+          : (!transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    }
+    %matmuls_k = transform.structured.match ops{["linalg.matmul"]} in %f3
+        : (!transform.any_op) -> !transform.any_op
+    %padded, %pad, %copy = transform.structured.pad %matmuls_k {
         padding_dimensions = [2], copy_back_op = "none"}
         : (!transform.any_op)
         -> (!transform.any_op, !transform.any_op, !transform.any_op)

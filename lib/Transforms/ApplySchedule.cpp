@@ -367,7 +367,9 @@ ApplySchedule::chooseKnobs(Library &lib, ModuleOp payload, std::string &why) {
       choices.push_back({withGiven(assignmentsOf(best->knobs), knobs),
                          "tuned on " + k.device + note + " in " + path +
                              givenNote});
-      return choices;
+      // A record the schedule now refuses (a knob point found unsafe after
+      // it was tuned) falls back to the choices below.
+      break;
     }
   }
 
@@ -465,9 +467,11 @@ void ApplySchedule::runOnOperation() {
     FailureOr<SmallVector<Choice>> choices = chooseKnobs(lib, payload, why);
     if (failed(choices))
       return signalPassFailure();
-    std::string firstWhy;
-    for (const Choice &choice : *choices) {
+    std::string firstWhy, refusedTuned;
+    for (Choice &choice : *choices) {
       why.clear();
+      if (!refusedTuned.empty())
+        choice.source += "; the tuned record was refused: " + refusedTuned;
       if (succeeded(tryChoice(lib, choice, payload, /*report=*/false, why))) {
         if (!reasons.empty())
           emitRemark(tessel::payloadLocation(payload))
@@ -477,6 +481,8 @@ void ApplySchedule::runOnOperation() {
       }
       if (firstWhy.empty())
         firstWhy = why;
+      if (StringRef(choice.source).starts_with("tuned"))
+        refusedTuned = StringRef(why).split('\n').first.str();
     }
     reasons.push_back("schedule '" + lib.path +
                       "' cannot serve it: " + firstWhy);

@@ -139,7 +139,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     threads = 128 * (bm / 64 + 1);
     smem = std::max(stages * (bm + bn) * 64 * inBytes, bm * (bn + 8) * 4) +
            1024;
-    if (bn / 2 > 128)
+    // The schedule refuses 64x64 tiles deeper than 2 stages (an H100 race).
+    if (bn / 2 > 128 || (bm == 64 && bn == 64 && stages > 2))
       return kInfeasible;
   }
   if (threads > 1024 || threads < 1 || smem > chip.sharedMemory)

@@ -202,11 +202,22 @@ def RewriteBlockMatmulAsMmaSyncOp : Op<Transform_Dialect,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Rewrite a thread block's matmul and its epilogue into a shared-memory, warp-level mma.sync main loop";
   let description = [{
-    Rewrites a `linalg.matmul` on memrefs that one thread block computes
+    Rewrites a contraction `C[m, n] += A[m, k] * B[k, n]` on memrefs
+    (`linalg.matmul`, or any linalg op `linalg::inferContractionDims`
+    recognizes as one with that layout) that one thread block computes
     inside a `gpu.launch` (after `transform.gpu.map_forall_to_blocks`),
     together with the `linalg.fill` that zeroes its accumulator and the
     elementwise `linalg.generic` that consumes it (e.g. ReLU and the
-    conversion to the output type), into tensor-core code:
+    conversion to the output type), into tensor-core code. The block tile
+    may be partial (the edge of a shape its tiles do not divide, with
+    dynamic sizes bounded by the tile size), and K need not be a multiple
+    of `tile_k`: the copies read only what lies inside the matrices and
+    zero-fill the rest (they become `cp.async` with a smaller source size),
+    and the stores write only the valid part (a full store where a chunk
+    lies inside, a masked one at the edge). A matrix whose rows do not
+    start on 16-byte boundaries (f16 with an odd K or N) is first copied
+    into a workspace with 128-byte rows (a `gpu.alloc` and a copy kernel
+    before the launch). The block computes:
 
     - a K loop with step `tile_k` whose body copies the block's A
       (`BM x tile_k`) and B (`tile_k x BN`) tiles into workgroup memory with
@@ -241,18 +252,21 @@ def RewriteBlockMatmulAsMmaSyncOp : Op<Transform_Dialect,
 
     #### Return modes
 
-    Consumes the matmul handle and returns the K loop. Produces a
-    silenceable failure, with a note on the payload op and before changing
-    anything, when: the target is not a `linalg.matmul` on memrefs with
-    static shapes inside a `gpu.launch`; the inputs are not both f16 or both
-    bf16 with an f32 accumulator; the accumulator is not zeroed by a
-    `linalg.fill` or is read by anything but the matmul and one elementwise
-    `linalg.generic` (or is not itself the output); a size does not divide
-    its dimension (`tile_k` of K, the warp tile of the block tile, 16 of the
-    warp tile, the copy chunks of a tile among the threads); the block
-    would exceed 1024 threads; `stage_output = 1` with an output type that
-    does not fill 16-byte stores. Fails definitely when a param does not
-    hold exactly one integer, or `stage_output` is not 0 or 1.
+    Consumes the contraction handle and returns the K loop. Produces a
+    silenceable failure, with a note on the payload op, and before changing
+    anything, when: the target is not an `A[m,k] * B[k,n]` contraction on
+    memrefs inside a `gpu.launch` whose block extents have constant bounds;
+    the inputs are not both f16 or both bf16 with an f32 accumulator; the
+    accumulator is not zeroed by a `linalg.fill` or is read by anything but
+    the contraction and one elementwise `linalg.generic` (or is not itself
+    the output); `tile_k` is not a multiple of 16; the warp tile does not
+    divide the block tile (a block that covers a whole dimension smaller
+    than the warp tile computes one warp tile), or 16 the warp tile; the
+    copy chunks of a tile do not split evenly among the threads; the block
+    would exceed 1024 threads or the 227 KiB of shared memory of an sm_90
+    block; `stage_output = 1` with an output type that does not fill
+    16-byte stores. Fails definitely when a param does not hold exactly one
+    integer, or `stage_output` is not 0 or 1.
   }];
 
   let arguments = (ins TransformHandleTypeInterface:$target,
@@ -277,12 +291,21 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Rewrite a thread block's matmul and its epilogue into a warp-specialized TMA + mbarrier + wgmma pipeline (sm_90a)";
   let description = [{
-    Rewrites a `linalg.matmul` on memrefs that one thread block computes
+    Rewrites a contraction `C[m, n] += A[m, k] * B[k, n]` on memrefs
+    (`linalg.matmul`, or any linalg op `linalg::inferContractionDims`
+    recognizes as one with that layout) that one thread block computes
     inside a `gpu.launch` (after `transform.gpu.map_forall_to_blocks`),
     together with the `linalg.fill` that zeroes its accumulator and the
     elementwise `linalg.generic` that consumes it (e.g. ReLU and the
-    conversion to the output type), into a Hopper kernel body. For a block
-    tile `BM x BN`:
+    conversion to the output type), into a Hopper kernel body. The block
+    tile `BM x BN` is the bound of the block's extents rounded up to
+    multiples of 64; a partial tile at the edge of the problem and a K that
+    is not a multiple of 64 are zero-filled by TMA, and only the valid part
+    of the tile is stored. A matrix whose rows do not start on 16-byte
+    boundaries (TMA's requirement), or on 32-byte ones in a matmul large
+    enough to repay a copy (TMA reads those 25-35% slower), is first copied
+    into a workspace with 128-byte rows (a `gpu.alloc` and a copy kernel
+    before the launch), and its tensor map describes the copy. The body:
 
     - On the host, before the launch, one `nvgpu.tma.create.descriptor`
       for the whole A (box `BM x 64`) and one for the whole B (box
@@ -325,17 +348,19 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
 
     #### Return modes
 
-    Consumes the matmul handle and returns the consumers' K loop. Produces a
-    silenceable failure, with a note on the payload op and before changing
-    anything, when: the target is not a `linalg.matmul` on memrefs with
-    static shapes inside a `gpu.launch`; the inputs are not both f16 or
-    both bf16 with an f32 accumulator; the accumulator is not zeroed by a
-    `linalg.fill` or is read by anything but the matmul and one elementwise
+    Consumes the contraction handle and returns the consumers' K loop.
+    Produces a silenceable failure, with a note on the payload op and
+    before changing anything, when: the target is not an `A[m,k] * B[k,n]`
+    contraction on memrefs inside a `gpu.launch` whose block extents have
+    constant bounds; the inputs are not both f16 or both bf16 with an f32
+    accumulator; the accumulator is not zeroed by a `linalg.fill` or is
+    read by anything but the contraction and one elementwise
     `linalg.generic`; A or B is not a unit-stride tile of a statically
-    shaped row-major buffer defined outside the launch; `BM` is not a
-    multiple of 64 up to 256; `BN` is not a multiple of 64 up to 256 (or
-    needs more than 128 accumulator registers per thread); K is not a
-    multiple of 64; `stages < 2`; the ring or the staged tile exceeds the
+    shaped 2-D buffer with unit inner stride defined outside the launch, or
+    has a dimension beyond TMA's 32-bit coordinates; `BM` or `BN` exceeds
+    256 (or `BN` needs more than 128 accumulator registers per thread);
+    `stages < 2`; a 64x64 tile has more than 2 stages (it races on an
+    H100, see `docs/any-shape.md`); the ring or the staged tile exceeds the
     227 KiB of shared memory of an sm_90 block; the output type does not
     fill 16-byte stores. Fails definitely when `stages` does not hold
     exactly one integer.
