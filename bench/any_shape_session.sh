@@ -46,13 +46,13 @@ for step in "$@"; do
       part=${step#any:}
       timeout 590 python3 "$here/bench/any_shape.py" --part $part --out "$out/any-${part/\//of}" 2>&1 | tail -25 ;;
     sweep-wgmma)
-      check --chip sm_90a --schedule $W --shapes 2000x2056x264 --dtypes f16 --sweep --out "$out/sweep-wgmma.json" 2>&1 | tail -12 ;;
+      check --chip sm_90a --schedule $W --shapes 2000x2056x264 --dtypes f16 --sweep --run-jobs 8 --out "$out/sweep-wgmma.json" 2>&1 | tail -12 ;;
     sweep-simt)
-      check --chip sm_90 --schedule $S --shapes 200x136x72 --dtypes f32 --sweep --out "$out/sweep-simt.json" 2>&1 | tail -12 ;;
+      check --chip sm_90 --schedule $S --shapes 200x136x72 --dtypes f32 --sweep --run-jobs 8 --out "$out/sweep-simt.json" 2>&1 | tail -12 ;;
     sweep-mma)
       # The structural knobs; group_m (block order) and padding held.
       check --chip sm_90 --schedule $M --shapes 200x136x72 --dtypes f16 --sweep --fix group_m=1 \
-        --fix padding=8 --timeout 30 --out "$out/sweep-mma.json" 2>&1 | tail -12 ;;
+        --fix padding=8 --run-jobs 8 --timeout 30 --out "$out/sweep-mma.json" 2>&1 | tail -12 ;;
     profile)
       timeout 400 python3 "$here/bench/profile_shapes.py" 4095x4097x4099:f16 2000x3000x1500:f16 \
         5000x5000x5000:bf16 1000x1000x1000:f16 8191x8191x8191:bf16 2048x2048x2047:f16 \

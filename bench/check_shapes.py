@@ -10,9 +10,9 @@ poison catching unwritten elements) and reports what failed.
     # every point of the schedule's knob space at one shape (the sweep):
     python3 bench/check_shapes.py ... --shapes 520x392x200 --sweep
 
-Compiles in parallel (--jobs), runs one kernel at a time, each in its own
-tessel-run process with a time limit, so a crash or a hang is a recorded
-failure. A point the compiler refuses is recorded with its diagnostic
+Compiles in parallel (--jobs), runs each kernel in its own tessel-run
+process with a time limit (one at a time, or --run-jobs at once for a
+correctness sweep), so a crash or a hang is a recorded failure. A point the compiler refuses is recorded with its diagnostic
 ("refused"): the sweep's contract is that every point is refused up front
 or correct. Exit status 1 when any kernel ran and failed its check, crashed
 or hung.
@@ -114,6 +114,9 @@ def main():
                    help="with --sweep, hold a knob at one value (name=value)")
     p.add_argument("--extra", default="", help="more tessel-apply-schedule options")
     p.add_argument("--jobs", type=int, default=os.cpu_count())
+    p.add_argument("--run-jobs", type=int, default=1,
+                   help="kernels checked at once (each in its own process; "
+                        "for correctness sweeps, not for timing)")
     p.add_argument("--timeout", type=int, default=60)
     p.add_argument("--rep-ms", type=float, default=10)
     p.add_argument("--compile-only", action="store_true")
@@ -143,8 +146,10 @@ def main():
         print(f"compiled {len(compiled)}, refused {len(recs) - len(compiled)} "
               f"in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
         if not args.compile_only:
-            for i, rec in enumerate(compiled):
-                run_one(rec, args.tools, args.timeout, args.rep_ms)
+            with concurrent.futures.ThreadPoolExecutor(args.run_jobs) as pool:
+                list(pool.map(lambda rec: run_one(rec, args.tools, args.timeout,
+                                                  args.rep_ms), compiled))
+            for rec in compiled:
                 if rec["status"] != "ok":
                     print(f"  {rec['m']}x{rec['n']}x{rec['k']} {rec['dtype']} "
                           f"{rec['knobs']}: {rec['status']} "

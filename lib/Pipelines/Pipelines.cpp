@@ -87,6 +87,7 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   toNvvm.indexBitwidth = options.indexBitwidth;
   gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNvvm));
   gpuPm.addPass(tessel::createTesselLowerTensorMapParams());
+  gpuPm.addPass(tessel::createTesselExternDynamicSharedMemory());
   gpuPm.addPass(createConvertNVVMToLLVMPass());
   gpuPm.addPass(LLVM::createNVVMOptimizeForTargetPass());
   gpuPm.addPass(createCanonicalizerPass());

@@ -102,14 +102,6 @@ static std::string checkConfig(const BlockMatmul &bm, int64_t stages) {
        << " (one wgmma instruction)";
   else if (stages < 2)
     os << "stages = " << stages << " must be at least 2";
-  else if (bm.m == kWgmmaM && bm.n == kBoxN && stages > 2)
-    // Measured on an H100 (bench/results/any-shape/README.md): 64x64 tiles
-    // with 3 to 6 stages crash or write NaNs on grids of several waves
-    // (2048x2048x512, 8192x3072x768, 4096x11008x4096), 2 stages and every
-    // larger tile pass. Refused until the race is understood.
-    os << "stages = " << stages
-       << " with a 64x64 tile fails on an H100 (a race under "
-          "investigation): use stages = 2 or a larger tile";
   else if (bm.n / 2 > kMaxAccumulatorRegs)
     os << "the block tile N = " << bm.n << " needs " << bm.n / 2
        << " accumulator registers per thread; at most " << kMaxAccumulatorRegs;
@@ -272,8 +264,13 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
 }
 
 void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
-  // All consumers are done reading the ring before it is overwritten.
+  // All consumers are done reading the ring before it is overwritten; the
+  // proxy fence orders wgmma's (async-proxy) reads of the ring before the
+  // staging's ordinary stores into it.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
   auto consumerBarrier = [&] {
     Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                             kConsumerBarrier);
@@ -349,11 +346,9 @@ scf::ForOp WgmmaEmitter::emit() {
           Value());
     }
     // The barriers are initialized by generic-proxy stores; TMA completes
-    // transactions on them through the async proxy. Without these fences
-    // a TMA load could complete on what a block that ran earlier on this
-    // SM left in the same shared memory (seen on an H100 as NaNs and
-    // launch failures with 64x64 tiles, whose many short blocks per SM
-    // reuse shared memory quickly).
+    // transactions on them through the async proxy: the initialization is
+    // made visible to it before the first load (CUTLASS's
+    // fence_barrier_init and fence_view_async_shared).
     NVVM::FenceMbarrierInitOp::create(b, loc);
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,

@@ -139,8 +139,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     threads = 128 * (bm / 64 + 1);
     smem = std::max(stages * (bm + bn) * 64 * inBytes, bm * (bn + 8) * 4) +
            1024;
-    // The schedule refuses 64x64 tiles deeper than 2 stages (an H100 race).
-    if (bn / 2 > 128 || (bm == 64 && bn == 64 && stages > 2))
+    if (bn / 2 > 128)
       return kInfeasible;
   }
   if (threads > 1024 || threads < 1 || smem > chip.sharedMemory)
@@ -163,6 +162,14 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
            : 1.0 / (1.0 + 32.0 * (1.0 / em + 1.0 / en));
   if (wm && wn)
     efficiency /= 1.0 + 8.0 * (1.0 / *wm + 1.0 / *wn);
+  // SIMT blocks read A and B straight from global memory and need about a
+  // thousand threads per SM to hide its latency: a small problem is better
+  // served by small thread tiles, and so more threads.
+  if (simt) {
+    int64_t resident =
+        std::min(perSM, std::max<int64_t>(1, 2048 / threads)) * threads;
+    efficiency *= std::min(1.0, double(resident) / 1024.0);
+  }
   double time = double(perSM) * work / efficiency;
 
   // Preferences among points of equal estimate: the pipeline depth, K step
@@ -182,7 +189,10 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   if (defaultStages && !simt)
     prefer("stages", std::min<int64_t>(*defaultStages, std::max<int64_t>(kSteps, 1)),
            0.02);
-  prefer("tile_k", p.defaultOf("tile_k"), 0.02);
+  // SIMT blocks read A and B straight from global memory: 4-deep K steps
+  // won most often on an H100.
+  prefer("tile_k", simt ? std::optional<int64_t>(4) : p.defaultOf("tile_k"),
+         simt ? 0.1 : 0.02);
   prefer("group_m", blocks > chip.smCount ? 8 : 1, 0.01);
   prefer("padding", p.defaultOf("padding"), 0.01);
   prefer("stage_output", p.defaultOf("stage_output"), 0.01);
@@ -190,8 +200,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // make 4x4 SIMT thread tiles and blocks of 128 to 256 threads win (the
   // tuner's most frequent winners on an H100).
   if (simt) {
-    prefer("thread_m", 4, 0.5);
-    prefer("thread_n", 4, 0.5);
+    prefer("thread_m", 4, 0.2);
+    prefer("thread_n", 4, 0.2);
   }
   if (simt || (wm && wn))
     penalty += 0.1 * std::fabs(std::log2(double(threads) / 256.0)) *

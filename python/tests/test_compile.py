@@ -86,10 +86,8 @@ def test_untuned_workload_gets_the_rules_knobs():
     # The nearest tuned shape's record instead, on request.
     c = tessel.compile_matmul_relu(512, 512, 512, "bf16", device=H100,
                                    defaults="nearest")
-    # (1024^3's record is as near, but its 64x64 tile with 4 stages is
-    # refused now: the next nearest, 2048^3's, applies.)
     assert c.source == "nearest record"
-    assert "matmul_relu 2048x2048x2048 bf16->bf16" in c.knob_source
+    assert "matmul_relu 1024x1024x1024 bf16->bf16" in c.knob_source
     # Another GPU of the same architecture takes the H100's record.
     c = tessel.compile_matmul_relu(1024, 1024, 1024, "f16",
                                    device="NVIDIA H100 PCIe (sm_90)")

@@ -21,7 +21,8 @@
 // group in flight, release the stage, and after the loop wait for all
 // groups, apply ReLU (max.NaN) and store 16 bytes at a time. The ring
 // (4 x 48 KiB) plus 1024 bytes of alignment slack is the kernel's dynamic
-// shared memory.
+// shared memory, declared .extern so that it follows the static mbarriers
+// instead of overlapping them (tessel-extern-dynamic-shared-memory).
 
 // HOST-LABEL: func.func @matmul_relu
 // HOST:         %[[SMEM:.+]] = arith.constant 197632 : i32
@@ -34,12 +35,14 @@
 // HOST:         gpu.binary @matmul_relu_kernel {{.+}}#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">
 
 // PTX:        .target sm_90a
+// PTX:        .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // PTX:        .visible .entry matmul_relu_kernel(
 // PTX-NEXT:     .param .u64 .ptr .align 16 matmul_relu_kernel_param_0,
 // PTX-NEXT:     .param .align 64 .b8 matmul_relu_kernel_param_1[128],
 // PTX-NEXT:     .param .align 64 .b8 matmul_relu_kernel_param_2[128]
 // PTX-NEXT:   )
 // PTX-NEXT:   .maxntid 128, 3, 1
+// PTX-NOT:    .shared .align 16 .b8 __dynamic_shmem__0;
 // PTX-NOT:    ld.param.{{.+}}[matmul_relu_kernel_param_1]
 // PTX-NOT:    ld.param.{{.+}}[matmul_relu_kernel_param_2]
 // PTX-DAG:    mov.b64 %[[P1:rd[0-9]+]], matmul_relu_kernel_param_1;
@@ -57,6 +60,7 @@
 // PTX-NEXT:   wgmma.wait_group.sync.aligned 1;
 // PTX:        mbarrier.arrive.shared.b64
 // PTX:        wgmma.wait_group.sync.aligned 0;
+// PTX-NEXT:   fence.proxy.async.shared::cta;
 // PTX:        bar.sync 1, 256;
 // PTX:        max.NaN.f32
 // PTX:        cvt.rn.f16x2.f32

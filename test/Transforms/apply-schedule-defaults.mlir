@@ -2,13 +2,13 @@
 // GPU, the launch metadata says so, and a list of schedules falls back to
 // the first that serves the payload.
 
-// 128 rows: the rule takes 64x64 blocks (128 of them for 132 SMs; 2 stages,
-// the most a 64x64 tile may have) rather than the schedule's 128x128 (32
-// blocks).
+// 128 rows: the rule takes 64x64 blocks (128 of them for 132 SMs; 4
+// stages, as deep as the 64 K steps can use) rather than the schedule's
+// 128x128 (32 blocks).
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=SKINNY
-// SKINNY: knob_source = "rule (sm_90, 132 SMs)", knobs = {group_m = 1 : i64, stages = 2 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
+// SKINNY: knob_source = "rule (sm_90, 132 SMs)", knobs = {group_m = 1 : i64, stages = 4 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
 
 // On a GPU of 16 SMs the same shape fills the GPU with 128x256 blocks.
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \

@@ -20,7 +20,7 @@
 // merges the duplicate constants the schedule leaves, so that launch sizes
 // can be matched by value).
 // RUN: tessel-opt %examples/matmul_relu_256x1024x1024_f32.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir knobs=tile_m=16,tile_n=32,thread_m=2,thread_n=4" \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir knobs=tile_m=16,tile_n=32,thread_m=2,thread_n=4,tile_k=8" \
 // RUN:   --cse | FileCheck %s --check-prefix=SIMT
 
 func.func @matmul(%A: tensor<32x16xf32>, %B: tensor<16x64xf32>,

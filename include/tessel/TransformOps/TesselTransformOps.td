@@ -359,8 +359,7 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     shaped 2-D buffer with unit inner stride defined outside the launch, or
     has a dimension beyond TMA's 32-bit coordinates; `BM` or `BN` exceeds
     256 (or `BN` needs more than 128 accumulator registers per thread);
-    `stages < 2`; a 64x64 tile has more than 2 stages (it races on an
-    H100, see `docs/any-shape.md`); the ring or the staged tile exceeds the
+    `stages < 2`; the ring or the staged tile exceeds the
     227 KiB of shared memory of an sm_90 block; the output type does not
     fill 16-byte stores. Fails definitely when `stages` does not hold
     exactly one integer.

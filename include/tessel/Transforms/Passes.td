@@ -166,6 +166,38 @@ def TesselLowerBf16MmaSync : Pass<"tessel-lower-bf16-mma-sync"> {
   ];
 }
 
+def TesselExternDynamicSharedMemory : Pass<"tessel-extern-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the dynamic shared memory symbol extern, after the static shared variables";
+  let description = [{
+    Runs inside a `gpu.module` after `convert-gpu-to-nvvm`, which lowers
+    `gpu.dynamic_shared_memory` to the address of a zero-length
+    `llvm.mlir.global internal` in address space 3. NVPTX prints an
+    internal global of that kind as a one-byte *static* shared variable
+    (`.shared .align 16 .b8 __dynamic_shmem__0;`), which `ptxas` lays out
+    among the kernel's other static shared variables. Declared first, it
+    lands at the start of the static area and the `nvgpu.mbarrier.create`
+    barriers right after it (on an H100: the buffer at shared address
+    0x400, the barriers at 0x408 and 0x428), so the "dynamic" buffer
+    overlaps them. A TMA load or an
+    epilogue store into the first bytes of that buffer then overwrites
+    live barriers (measured: wgmma kernels that crash, hang or write NaNs
+    on multi-wave grids; bench/results/any-shape/README.md).
+
+    The pass gives every zero-length address-space-3 global external
+    linkage, which NVPTX prints as `.extern .shared .align A .b8 name[];`:
+    true dynamic shared memory, which the driver places after the static
+    variables.
+
+    ```mlir
+    // Before
+    llvm.mlir.global internal @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    // After
+    llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TesselLowerTensorMapParams : Pass<"tessel-lower-tensor-map-params", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Pass TMA tensor maps to kernels as __grid_constant__ parameters";
   let description = [{
