@@ -256,7 +256,8 @@ def main():
     shapes = parse_shapes(args.shapes) if args.shapes else \
         make_shapes(args.count, args.seed)
     i, n = (int(v) for v in args.part.split("/"))
-    shapes = shapes[i - 1::n]
+    # Contiguous slices: the dtypes rotate with the index.
+    shapes = shapes[(i - 1) * len(shapes) // n:i * len(shapes) // n]
     device = runtime.Device.get(0)
 
     # Compile every kernel (the shapes and their divisible twins) in

@@ -53,6 +53,13 @@ for step in "$@"; do
       # The structural knobs; group_m (block order) and padding held.
       check --chip sm_90 --schedule $M --shapes 200x136x72 --dtypes f16 --sweep --fix group_m=1 \
         --fix padding=8 --run-jobs 8 --timeout 30 --out "$out/sweep-mma.json" 2>&1 | tail -12 ;;
+    profile-pairs)
+      # Shapes with residues and misaligned rows against their divisible twins.
+      timeout 400 python3 "$here/bench/profile_shapes.py" 1370x431x925:f16 1376x432x928:f16 \
+        8191x8191x8191:bf16 8192x8192x8192:bf16 109x15540x331:f16 112x15552x336:f16 \
+        2804x16229x66:f16 2816x16240x80:f16 2x10x3:f16 16x16x16:f16 1000x1000x1000:f16 \
+        1008x1008x1008:f16 1370x432x928:f16 1376x431x928:f16 1376x432x925:f16 \
+        --knobs "" --out "$out/profile-pairs.json" 2>&1 | grep -v Warn | tail -16 ;;
     profile)
       timeout 400 python3 "$here/bench/profile_shapes.py" 4095x4097x4099:f16 2000x3000x1500:f16 \
         5000x5000x5000:bf16 1000x1000x1000:f16 8191x8191x8191:bf16 2048x2048x2047:f16 \

@@ -60,14 +60,21 @@ def main():
             launches = len(json.loads(pathlib.Path(
                 kern.compiled.launch_file).read_text())["launches"])
             per_launch = [[] for _ in range(launches)]
-            for i, e in enumerate(events[-20 * launches:]):
+            calls = events[-20 * launches:]
+            for i, e in enumerate(calls):
                 per_launch[i % launches].append(e.time_range.elapsed_us())
             kernels = {f"launch{i}": round(sum(t) / len(t) / 1e3, 4)
                        for i, t in enumerate(per_launch) if t}
+            # One call's span on the GPU: first kernel's start to last
+            # kernel's end (the gaps between its launches included).
+            spans = [calls[i + launches - 1].time_range.end -
+                     calls[i].time_range.start
+                     for i in range(0, len(calls) - launches + 1, launches)]
             row = {"shape": item, "knobs": kern.compiled.knobs,
                    "knob_source": kern.compiled.knob_source, "ms": ms,
                    "tflops": 2.0 * m * n * k / ms / 1e9, "rel_error": err,
-                   "kernels_ms": kernels}
+                   "kernels_ms": kernels,
+                   "call_span_ms": round(sum(spans) / len(spans) / 1e3, 4)}
             rows.append(row)
             print(json.dumps(row), flush=True)
     if args.out:

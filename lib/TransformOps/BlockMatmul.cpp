@@ -70,6 +70,14 @@ bool tessel::hasAlignedRows(MemRefType type, int64_t bytes) {
          *stride * type.getElementTypeBitWidth() / 8 % bytes == 0;
 }
 
+int64_t tessel::alignedChunk(MemRefType type, int64_t maxElems) {
+  int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+  int64_t elems = maxElems;
+  while (elems > 1 && !hasAlignedRows(type, elems * elemBytes))
+    elems /= 2;
+  return elems;
+}
+
 /// Whether dimension `dim` of `x` and `y` provably has the same size.
 static bool sameSize(Value x, Value y, int64_t dim) {
   FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
@@ -310,77 +318,112 @@ void KernelBuilder::storeValid(Value value, Value dest, ValueRange indices,
 
 namespace {
 
-/// Emits the copy kernel of copyToAlignedRows: one block per row, each
-/// thread copying one 16-byte chunk of the padded row (the source's
-/// elements are read one by one where its rows are misaligned; the
-/// workspace takes 16-byte stores).
+/// Emits the copy kernel of copyToAlignedRows: one block per row of each
+/// source in turn, each thread copying one 16-byte chunk of the padded row
+/// (the source's elements are read one by one where its rows are
+/// misaligned; the workspace takes 16-byte stores).
 class AlignedCopyEmitter : KernelBuilder {
 public:
   AlignedCopyEmitter(OpBuilder &b, Location loc) : KernelBuilder(b, loc) {}
 
-  Value emit(gpu::LaunchOp before, Value source) {
-    auto type = cast<MemRefType>(source.getType());
-    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-    int64_t elems = 128 / type.getElementTypeBitWidth();
-    // Rows padded to 128 bytes: TMA reads rows that start on 32-byte
-    // boundaries fastest (bench/results/any-shape/README.md).
-    int64_t padded = llvm::alignTo(cols, 8 * elems);
-    int64_t chunks = llvm::divideCeil(cols, elems);
+  SmallVector<Value> emit(gpu::LaunchOp before, ArrayRef<Value> sources) {
     constexpr int64_t kThreads = 256;
-
     b.setInsertionPoint(before);
-    auto wsType = MemRefType::get({rows, padded}, type.getElementType());
-    auto alloc = gpu::AllocOp::create(b, loc, wsType, /*asyncToken=*/Type(),
-                                      ValueRange(), ValueRange(),
-                                      ValueRange());
-    Value ws = alloc.getMemref();
-    auto copy = gpu::LaunchOp::create(
-        b, loc, cst(rows), cst(llvm::divideCeil(chunks, kThreads)), cst(1),
-        cst(kThreads), cst(1), cst(1));
+    SmallVector<Value> workspaces;
+    int64_t rows = 0, chunkBlocks = 1;
+    for (Value source : sources) {
+      auto type = cast<MemRefType>(source.getType());
+      int64_t elems = 128 / type.getElementTypeBitWidth();
+      // Rows padded to 128 bytes: TMA reads rows that start on 32-byte
+      // boundaries fastest (bench/results/any-shape/README.md).
+      int64_t padded = llvm::alignTo(type.getDimSize(1), 8 * elems);
+      auto wsType = MemRefType::get({type.getDimSize(0), padded},
+                                    type.getElementType());
+      workspaces.push_back(gpu::AllocOp::create(b, loc, wsType,
+                                                /*asyncToken=*/Type(),
+                                                ValueRange(), ValueRange(),
+                                                ValueRange())
+                               .getMemref());
+      rows += type.getDimSize(0);
+      chunkBlocks = std::max<int64_t>(
+          chunkBlocks,
+          llvm::divideCeil(llvm::divideCeil(type.getDimSize(1), elems),
+                           kThreads));
+    }
+    auto copy = gpu::LaunchOp::create(b, loc, cst(rows), cst(chunkBlocks),
+                                      cst(1), cst(kThreads), cst(1), cst(1));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&copy.getBody().front());
-      Value row = copy.getBlockIds().x;
+      Value block = copy.getBlockIds().x;
       Value chunk = add(mul(copy.getBlockIds().y, kThreads),
                         copy.getThreadIds().x);
-      Value col = mul(chunk, elems);
-      Value left = arith::MaxSIOp::create(b, loc, sub(cst(cols), col), cst(0));
-      Value valid = arith::MinSIOp::create(b, loc, left, cst(elems));
-      auto any = scf::IfOp::create(b, loc, ult(cst(0), valid),
-                                   /*withElse=*/false);
-      b.setInsertionPointToStart(any.thenBlock());
-      auto vecType = VectorType::get({elems}, type.getElementType());
-      auto full = scf::IfOp::create(b, loc, vecType, eq(valid, elems),
-                                    /*withElse=*/true);
-      b.setInsertionPointToStart(full.thenBlock());
-      scf::YieldOp::create(
-          b, loc,
-          ValueRange{vector::LoadOp::create(b, loc, vecType, source,
-                                            ValueRange{row, col})});
-      b.setInsertionPointToStart(full.elseBlock());
-      Value mask = vector::CreateMaskOp::create(
-          b, loc, VectorType::get({elems}, b.getI1Type()), ValueRange{valid});
-      Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
-      scf::YieldOp::create(
-          b, loc,
-          ValueRange{vector::MaskedLoadOp::create(b, loc, vecType, source,
-                                                  ValueRange{row, col}, mask,
-                                                  zeros)});
-      b.setInsertionPointAfter(full);
-      storeValid(full.getResult(0), ws, ValueRange{row, col}, valid);
+      int64_t first = 0;
+      for (auto [source, ws] : llvm::zip_equal(sources, workspaces)) {
+        int64_t count = cast<MemRefType>(source.getType()).getDimSize(0);
+        Value mine = ult(block, cst(first + count));
+        if (first > 0)
+          mine = arith::AndIOp::create(
+              b, loc, mine,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, block,
+                                    cst(first)));
+        auto ifMine = scf::IfOp::create(b, loc, mine, /*withElse=*/false);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifMine.thenBlock());
+        copyChunk(source, ws, first ? sub(block, cst(first)) : block, chunk);
+        first += count;
+      }
       b.setInsertionPointToEnd(&copy.getBody().front());
       gpu::TerminatorOp::create(b, loc);
     }
     b.setInsertionPointAfter(before);
-    gpu::DeallocOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(), ws);
-    return ws;
+    for (Value ws : workspaces)
+      gpu::DeallocOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(), ws);
+    return workspaces;
+  }
+
+private:
+  /// Copies chunk `chunk` of row `row` of `source` into `ws`.
+  void copyChunk(Value source, Value ws, Value row, Value chunk) {
+    auto type = cast<MemRefType>(source.getType());
+    int64_t cols = type.getDimSize(1);
+    int64_t elems = 128 / type.getElementTypeBitWidth();
+    Value col = mul(chunk, elems);
+    Value left = arith::MaxSIOp::create(b, loc, sub(cst(cols), col), cst(0));
+    Value valid = arith::MinSIOp::create(b, loc, left, cst(elems));
+    auto any = scf::IfOp::create(b, loc, ult(cst(0), valid),
+                                 /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(any.thenBlock());
+    auto vecType = VectorType::get({elems}, type.getElementType());
+    auto full = scf::IfOp::create(b, loc, vecType, eq(valid, elems),
+                                  /*withElse=*/true);
+    b.setInsertionPointToStart(full.thenBlock());
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{vector::LoadOp::create(b, loc, vecType, source,
+                                          ValueRange{row, col})});
+    b.setInsertionPointToStart(full.elseBlock());
+    Value mask = vector::CreateMaskOp::create(
+        b, loc, VectorType::get({elems}, b.getI1Type()), ValueRange{valid});
+    Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{vector::MaskedLoadOp::create(b, loc, vecType, source,
+                                                ValueRange{row, col}, mask,
+                                                zeros)});
+    b.setInsertionPointAfter(full);
+    storeValid(full.getResult(0), ws, ValueRange{row, col}, valid);
   }
 };
 
 } // namespace
 
-Value tessel::copyToAlignedRows(RewriterBase &rewriter, gpu::LaunchOp launch,
-                                Value source) {
+SmallVector<Value> tessel::copyToAlignedRows(RewriterBase &rewriter,
+                                             gpu::LaunchOp launch,
+                                             ArrayRef<Value> sources) {
+  if (sources.empty())
+    return {};
   OpBuilder::InsertionGuard guard(rewriter);
-  return AlignedCopyEmitter(rewriter, launch.getLoc()).emit(launch, source);
+  return AlignedCopyEmitter(rewriter, launch.getLoc()).emit(launch, sources);
 }

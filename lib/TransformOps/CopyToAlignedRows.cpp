@@ -97,9 +97,10 @@ tessel::CopyToAlignedRowsOp::apply(transform::TransformRewriter &rewriter,
       if (onlyRead(value, body, other))
         misaligned.push_back(value);
     }
-    for (Value value : misaligned) {
+    SmallVector<Value> workspaces =
+        copyToAlignedRows(rewriter, launch, misaligned);
+    for (auto [value, ws] : llvm::zip_equal(misaligned, workspaces)) {
       auto type = cast<MemRefType>(value.getType());
-      Value ws = copyToAlignedRows(rewriter, launch, value);
       rewriter.setInsertionPointToStart(&body.front());
       Value view = memref::SubViewOp::create(
           rewriter, launch.getLoc(), ws, ArrayRef<int64_t>{0, 0},

@@ -256,7 +256,7 @@ void MmaSyncEmitter::emitEpilogue(ValueRange accs) {
   // All threads copy the tile out in 16-byte rows: consecutive threads on
   // consecutive chunks of a row (coalesced).
   gpu::BarrierOp::create(b, loc);
-  int64_t elems = padOut;
+  int64_t elems = alignedChunk(cast<MemRefType>(bm.out.getType()), padOut);
   auto vecType = VectorType::get({elems}, bm.outType);
   forEachChunk(tid, bm.m, bm.n, elems, threads, validRows, validCols,
                [&](Value row, Value col, Value valid) {
@@ -378,6 +378,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
     // 16-byte cp.async needs 16-byte row strides: an operand whose rows are
     // not (f16 with an odd K or N) is first copied into a workspace with
     // padded rows, and the block reads its tile of the copy.
+    SmallVector<std::pair<Value *, TiledOperand>> copied;
     for (Value *operand : {&bm.a, &bm.b}) {
       if (hasAlignedRows(cast<MemRefType>(operand->getType())))
         continue;
@@ -391,13 +392,19 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
         diag.attachNote(target->getLoc()) << "target op";
         return diag;
       }
-      Value ws = copyToAlignedRows(rewriter, bm.launch, tiled->source);
+      copied.emplace_back(operand, *tiled);
+    }
+    SmallVector<Value> workspaces = copyToAlignedRows(
+        rewriter, bm.launch,
+        llvm::map_to_vector(copied, [](auto &c) { return c.second.source; }));
+    for (auto [entry, ws] : llvm::zip_equal(copied, workspaces)) {
+      auto &[operand, tiled] = entry;
       rewriter.setInsertionPoint(bm.op());
       auto type = cast<MemRefType>(operand->getType());
       SmallVector<OpFoldResult> sizes =
           memref::getMixedSizes(rewriter, bm.loc(), *operand);
       *operand = memref::SubViewOp::create(
-          rewriter, bm.loc(), ws, tiled->offsets, sizes,
+          rewriter, bm.loc(), ws, tiled.offsets, sizes,
           SmallVector<OpFoldResult>(type.getRank(),
                                     rewriter.getIndexAttr(1)));
     }

@@ -292,10 +292,12 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
   nvgpu::WarpgroupMmaStoreOp::create(b, loc, acc, rows);
   consumerBarrier();
 
-  // Consumers copy the tile out in coalesced 16-byte chunks, applying the
+  // Consumers copy the tile out in coalesced 16-byte chunks (single
+  // elements where the output's rows are misaligned), applying the
   // epilogue on the way; a partial tile at the problem's edge stores only
   // its valid part.
-  int64_t elems = 128 / bm.outType.getIntOrFloatBitWidth();
+  int64_t elems = alignedChunk(cast<MemRefType>(bm.out.getType()),
+                              128 / bm.outType.getIntOrFloatBitWidth());
   auto vecType = VectorType::get({elems}, b.getF32Type());
   forEachChunk(tid, bm.m, bm.n, elems, kWarpgroupThreads * l.consumers,
                dim(bm.out, 0), dim(bm.out, 1),
@@ -438,18 +440,24 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     constexpr int64_t kWorthCopying = 1536;
     int64_t fullM = cast<MemRefType>(a->source.getType()).getDimSize(0);
     int64_t fullN = cast<MemRefType>(bOperand->source.getType()).getDimSize(1);
+    SmallVector<TiledOperand *> copied;
     for (auto [operand, other] : {std::make_pair(&*a, fullN),
                                   std::make_pair(&*bOperand, fullM)}) {
       auto type = cast<MemRefType>(operand->source.getType());
-      if (hasAlignedRows(type, 32) ||
-          (hasAlignedRows(type, 16) && other < kWorthCopying))
-        continue;
-      Value ws = copyToAlignedRows(rewriter, bm.launch, operand->source);
-      rewriter.setInsertionPoint(bm.launch);
-      operand->source = memref::SubViewOp::create(
-          rewriter, bm.loc(), ws, ArrayRef<int64_t>{0, 0}, type.getShape(),
-          ArrayRef<int64_t>{1, 1});
+      if (!hasAlignedRows(type, 32) &&
+          (!hasAlignedRows(type, 16) || other >= kWorthCopying))
+        copied.push_back(operand);
     }
+    SmallVector<Value> workspaces = copyToAlignedRows(
+        rewriter, bm.launch,
+        llvm::map_to_vector(copied,
+                            [](TiledOperand *t) { return t->source; }));
+    rewriter.setInsertionPoint(bm.launch);
+    for (auto [operand, ws] : llvm::zip_equal(copied, workspaces))
+      operand->source = memref::SubViewOp::create(
+          rewriter, bm.loc(), ws, ArrayRef<int64_t>{0, 0},
+          cast<MemRefType>(operand->source.getType()).getShape(),
+          ArrayRef<int64_t>{1, 1});
 
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);

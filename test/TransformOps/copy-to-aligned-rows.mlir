@@ -47,6 +47,55 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A (8x7) and B (7x9) both have misaligned rows: one copy kernel serves
+// both (a launch costs microseconds), its first 8 blocks copying A's rows
+// and the next 7 B's, each into its own workspace.
+
+// CHECK-LABEL: func.func @copies_both
+// CHECK-SAME:    (%[[A:.+]]: memref<8x7xf32>, %[[B:.+]]: memref<7x9xf32>, %[[C:.+]]: memref<8x8xf32>)
+// CHECK:         %[[WSA:.+]] = gpu.alloc () : memref<8x32xf32>
+// CHECK:         %[[WSB:.+]] = gpu.alloc () : memref<7x32xf32>
+// CHECK:         gpu.launch blocks(%[[BX:.+]], {{.+}}, {{.+}}) in ({{.+}} = %c15{{.*}}, {{.+}} = %c1{{.*}}, {{.+}} = %c1{{.*}})
+// CHECK:           %[[INA:.+]] = arith.cmpi ult, %[[BX]], %c8{{[_0-9]*}}
+// CHECK:           scf.if %[[INA]]
+// CHECK:             vector.load %[[A]]
+// CHECK:           %[[BELOW:.+]] = arith.cmpi ult, %[[BX]], %c15{{[_0-9]*}}
+// CHECK:           %[[ABOVE:.+]] = arith.cmpi uge, %[[BX]], %c8{{[_0-9]*}}
+// CHECK:           %[[INB:.+]] = arith.andi %[[BELOW]], %[[ABOVE]]
+// CHECK:           scf.if %[[INB]]
+// CHECK:             arith.subi %[[BX]], %c8{{[_0-9]*}}
+// CHECK:             vector.load %[[B]]
+// CHECK-NOT:     gpu.launch
+// CHECK:         gpu.launch
+// CHECK-DAG:       memref.subview %[[WSA]][
+// CHECK-DAG:       memref.subview %[[WSB]][
+// CHECK:         gpu.dealloc %[[WSA]]
+// CHECK:         gpu.dealloc %[[WSB]]
+func.func @copies_both(%a: memref<8x7xf32>, %b: memref<7x9xf32>, %c: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %pad = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %v = vector.transfer_read %a[%c0, %c0], %pad : memref<8x7xf32>, vector<4x4xf32>
+    %w = vector.transfer_read %b[%c0, %c0], %pad : memref<7x9xf32>, vector<4x4xf32>
+    %s = arith.addf %v, %w : vector<4x4xf32>
+    vector.transfer_write %s, %c[%c0, %c0] : vector<4x4xf32>, memref<8x8xf32>
+    gpu.terminator
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %launch = transform.structured.match ops{["gpu.launch"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.tessel.copy_to_aligned_rows %launch alignment 16 : !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // Buffers smaller than min_elements stay: the copy would cost more than it
 // saves.
 
