@@ -14,9 +14,12 @@
 //
 // Knobs: tile_m, tile_n, tile_k, warp_m, warp_n, stages, padding, group_m,
 // stage_output.
-// Threads per block = 32 * (tile_m / warp_m) * (tile_n / warp_n). Values
-// that leave partial tiles or do not fit are rejected, naming the knob or
-// the constraint, before anything is changed.
+// Threads per block = 32 * (tile_m / warp_m) * (tile_n / warp_n). Any M, N
+// and K: cp.async zero-fills what a partial tile reads past the matrices
+// and only the valid part is stored; operands whose rows cp.async cannot
+// read 16 bytes at a time are first copied into workspaces
+// (docs/any-shape.md). Values that do not fit are rejected, naming the knob
+// or the constraint, before anything is changed.
 module attributes {transform.with_named_sequence} {
 
   transform.named_sequence @__transform_main(
@@ -47,7 +50,8 @@ module attributes {transform.with_named_sequence} {
     %relu = transform.get_consumers_of_result %matmul[0]
         : (!transform.any_op) -> !transform.any_op
 
-    // Step 1. Reject block tiles that leave partial tiles, naming the knob.
+    // Step 1. Reject what no kernel can serve (dynamic or empty loops,
+    // tile sizes below one), naming the knob; partial tiles are served.
     transform.tessel.check_tile_sizes %matmul by %tile_m, %tile_n, %tile_k
         : !transform.any_op, !transform.param<i64>, !transform.param<i64>,
           !transform.param<i64>

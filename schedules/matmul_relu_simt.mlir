@@ -8,8 +8,11 @@
 // (tile_m / thread_m) * (tile_n / thread_n), inferred when mapping.
 //
 // Knobs (transform.tune.knob): tile_m, tile_n, tile_k, thread_m, thread_n.
-// Every tile size must divide its dimension; other values are rejected with
-// the knob's name before anything is changed.
+// Any M, N and K: edge tiles are shifted back to overlap their neighbours
+// (full tiles where a dimension holds one; smaller dimensions are masked),
+// the partial last K step is peeled off and zero-padded, and large
+// misaligned matrices are read from aligned copies (docs/any-shape.md). Values no kernel can serve are rejected with the
+// knob's name before anything is changed.
 module attributes {transform.with_named_sequence} {
 
   transform.named_sequence @__transform_main(
@@ -32,7 +35,8 @@ module attributes {transform.with_named_sequence} {
     %relu = transform.get_consumers_of_result %matmul[0]
         : (!transform.any_op) -> !transform.any_op
 
-    // Step 1. Reject knob values that leave partial tiles, naming the knob.
+    // Step 1. Reject what no kernel can serve (dynamic or empty loops,
+    // tile sizes below one), naming the knob; partial tiles are served.
     transform.tessel.check_tile_sizes %matmul by %tile_m, %tile_n, %tile_k
         : !transform.any_op, !transform.param<i64>, !transform.param<i64>,
           !transform.param<i64>

@@ -15,9 +15,13 @@
 // L2.
 //
 // Knobs: tile_m (consumer warpgroups = tile_m / 64), tile_n, stages,
-// group_m. Threads per block = 128 * (tile_m / 64 + 1). Values that leave
-// partial tiles or do not fit (shared memory, registers) are rejected,
-// naming the knob or the constraint, before anything is changed.
+// group_m. Threads per block = 128 * (tile_m / 64 + 1). Any M, N and K:
+// TMA zero-fills what a partial tile reads past the matrices and the
+// epilogue stores only the valid part; operands whose rows TMA cannot read
+// (not 16-byte aligned) are first copied into workspaces with 128-byte rows
+// (docs/any-shape.md). Values that do not fit (shared memory, registers)
+// are rejected, naming the knob or the constraint, before anything is
+// changed.
 module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"} {
 
   transform.named_sequence @__transform_main(
@@ -38,7 +42,8 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
     %relu = transform.get_consumers_of_result %matmul[0]
         : (!transform.any_op) -> !transform.any_op
 
-    // Step 1. Reject block tiles that leave partial tiles, naming the knob.
+    // Step 1. Reject what no kernel can serve (dynamic or empty loops,
+    // tile sizes below one), naming the knob; partial tiles are served.
     transform.tessel.check_tile_sizes %matmul by %tile_m, %tile_n
         : !transform.any_op, !transform.param<i64>, !transform.param<i64>
     transform.tessel.check_tile_sizes %relu by %tile_m, %tile_n

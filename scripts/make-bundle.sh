@@ -8,7 +8,7 @@
 #
 #   scripts/make-bundle.sh [--with-tests] [BUILD_DIR] [OUT.tar.xz]
 #
-# --with-tests adds lit, FileCheck, not and count, the lit suite, schedules
+# --with-tests adds lit, FileCheck, not, count and split-file, the lit suite, schedules
 # and examples, and tessel/run-tests.sh, which runs the suite there (the
 # GPU tests, `REQUIRES: cuda-gpu`, included).
 #
@@ -67,10 +67,12 @@ find "$stage/tessel/python" -name __pycache__ -prune -exec rm -rf {} +
 if [ "$with_tests" = 1 ]; then
   llvm_bin=$(llvm-config-22 --bindir 2>/dev/null || echo /usr/lib/llvm-22/bin)
   mkdir -p "$stage/tessel/test-tools" "$stage/tessel/src"
-  for t in FileCheck not count; do strip -o "$stage/tessel/test-tools/$t" "$llvm_bin/$t"; done
+  for t in FileCheck not count split-file; do strip -o "$stage/tessel/test-tools/$t" "$llvm_bin/$t"; done
   cp -r "$(dirname "$llvm_bin")/utils/lit/lit" "$stage/tessel/"
   find "$stage/tessel/lit" -name __pycache__ -prune -exec rm -rf {} +
   cp -r "$src/test" "$src/examples" "$stage/tessel/src/"
+  mkdir -p "$stage/tessel/src/bench"
+  cp "$src/bench/check_shapes.py" "$stage/tessel/src/bench/"
   ln -s ../schedules "$stage/tessel/src/schedules"
   ln -s ../python "$stage/tessel/src/python"
   cat > "$stage/tessel/run-tests.sh" <<'RUN'

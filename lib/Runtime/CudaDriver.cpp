@@ -22,7 +22,24 @@ enum : int {
   kFuncAttrMaxDynamicSharedBytes = 8,
   kJitErrorLogBuffer = 5,
   kJitErrorLogBufferSize = 6,
+  kMemAllocationTypePinned = 1,
+  kMemLocationTypeDevice = 1,
+  kMemPoolAttrReleaseThreshold = 4,
 };
+
+// CUmemPoolProps (cuda.h); the driver reads the documented fields and
+// requires the rest to be zero.
+struct MemPoolProps {
+  int allocType;
+  int handleTypes;
+  int locationType;
+  int locationId;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+static_assert(sizeof(MemPoolProps) == 88, "CUmemPoolProps is 88 bytes");
 } // namespace
 
 struct Driver::Api {
@@ -55,7 +72,11 @@ struct Driver::Api {
   int (*cuGetErrorName)(int, const char **);
   int (*cuGetErrorString)(int, const char **);
   // Optional (CUDA 11.2+): only functions with workspaces need them.
-  int (*cuMemAllocAsync)(DevicePtr *, size_t, Stream) = nullptr;
+  int (*cuMemPoolCreate)(MemPool *, const MemPoolProps *) = nullptr;
+  int (*cuMemPoolDestroy)(MemPool) = nullptr;
+  int (*cuMemPoolSetAttribute)(MemPool, int, void *) = nullptr;
+  int (*cuMemAllocFromPoolAsync)(DevicePtr *, size_t, MemPool,
+                                 Stream) = nullptr;
   int (*cuMemFreeAsync)(DevicePtr, Stream) = nullptr;
   // Optional (CUDA 12+): only kernels with TMA tensor maps need it.
   int (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
@@ -133,7 +154,10 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
       resolve(api.cuGetErrorName, {"cuGetErrorName"}) &&
       resolve(api.cuGetErrorString, {"cuGetErrorString"});
   resolve(api.cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"});
-  resolve(api.cuMemAllocAsync, {"cuMemAllocAsync"});
+  resolve(api.cuMemPoolCreate, {"cuMemPoolCreate"});
+  resolve(api.cuMemPoolDestroy, {"cuMemPoolDestroy"});
+  resolve(api.cuMemPoolSetAttribute, {"cuMemPoolSetAttribute"});
+  resolve(api.cuMemAllocFromPoolAsync, {"cuMemAllocFromPoolAsync"});
   resolve(api.cuMemFreeAsync, {"cuMemFreeAsync"});
   if (!ok)
     return fail("libcuda.so.1 lacks a driver API entry point Tessel needs; "
@@ -187,6 +211,9 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
 }
 
 Driver::~Driver() {
+  // Memory still in flight is released once its frees complete.
+  if (workspacePool)
+    api->cuMemPoolDestroy(workspacePool);
   if (api && context)
     api->cuDevicePrimaryCtxRelease(cuDevice);
   // libcuda stays loaded: unloading the driver library is not supported.
@@ -256,15 +283,43 @@ void Driver::free(DevicePtr ptr) {
 }
 
 llvm::Expected<DevicePtr> Driver::allocateAsync(size_t bytes, Stream stream) {
-  if (!api->cuMemAllocAsync || !api->cuMemFreeAsync)
+  if (!api->cuMemPoolCreate || !api->cuMemPoolSetAttribute ||
+      !api->cuMemAllocFromPoolAsync || !api->cuMemFreeAsync)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "libcuda.so.1 lacks cuMemAllocAsync: functions with workspaces need "
-        "a CUDA 11.2 driver or later");
+        "libcuda.so.1 lacks stream-ordered memory pools: functions with "
+        "workspaces need a CUDA 11.2 driver or later");
+  {
+    std::lock_guard<std::mutex> lock(poolMutex);
+    if (!workspacePool) {
+      // Tessel's own pool, which keeps what it has mapped: a pool with
+      // the default release threshold (0, as the device's default pool)
+      // unmaps its memory at synchronizations and maps it again on the
+      // next allocation, which added 50-500 us to some calls on an H100
+      // (bench/results/any-shape/README.md). Its size is bounded by the
+      // largest workspaces in flight at once.
+      MemPoolProps props{};
+      props.allocType = kMemAllocationTypePinned;
+      props.locationType = kMemLocationTypeDevice;
+      props.locationId = cuDevice;
+      MemPool pool = nullptr;
+      if (llvm::Error e = check(api->cuMemPoolCreate(&pool, &props),
+                                "cuMemPoolCreate"))
+        return std::move(e);
+      uint64_t keep = UINT64_MAX;
+      if (llvm::Error e = check(api->cuMemPoolSetAttribute(
+                                    pool, kMemPoolAttrReleaseThreshold, &keep),
+                                "cuMemPoolSetAttribute(RELEASE_THRESHOLD)")) {
+        api->cuMemPoolDestroy(pool);
+        return std::move(e);
+      }
+      workspacePool = pool;
+    }
+  }
   DevicePtr ptr = 0;
   if (llvm::Error e = check(
-          api->cuMemAllocAsync(&ptr, bytes, stream),
-          llvm::formatv("cuMemAllocAsync({0} bytes)", bytes).str()))
+          api->cuMemAllocFromPoolAsync(&ptr, bytes, workspacePool, stream),
+          llvm::formatv("cuMemAllocFromPoolAsync({0} bytes)", bytes).str()))
     return std::move(e);
   return ptr;
 }

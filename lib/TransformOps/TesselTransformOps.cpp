@@ -250,6 +250,13 @@ DiagnosedSilenceableFailure tessel::PipelineSharedMemoryCopiesOp::apply(
                            step = getConstantIntValue(forOp.getStep());
     if (lb && ub && step && *step > 0) {
       int64_t trips = *ub > *lb ? (*ub - *lb + *step - 1) / *step : 0;
+      // A loop of one iteration (K within one tile) has nothing to overlap
+      // at any depth: its copies stay synchronous (each waited for before
+      // the compute that reads them), so every depth serves it.
+      if (trips <= 1) {
+        pipelined.push_back(forOp);
+        continue;
+      }
       if (trips < *depth) {
         DiagnosedSilenceableFailure diag =
             emitSilenceableError()

@@ -132,7 +132,10 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     smem = stages * (bm * (tk + pad) + tk * (bn + pad)) * inBytes;
     if (p.get("stage_output").value_or(0))
       smem += bm * (bn + 8) * 2;
-    if (kSteps < stages)
+    // Fewer K steps than stages cannot be pipelined, except one step,
+    // which is not pipelined at all
+    // (transform.tessel.pipeline_shared_memory_copies).
+    if (kSteps > 1 && kSteps < stages)
       return kInfeasible;
   } else if (wgmma) {
     int64_t bm = roundUp(em, 64), bn = roundUp(en, 64);

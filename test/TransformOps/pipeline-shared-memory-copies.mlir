@@ -112,3 +112,36 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A loop of one iteration has nothing to overlap: it is returned as it is,
+// at any depth, its copy waited for where it was.
+// CHECK-LABEL: func.func @one_trip
+// CHECK:         scf.for
+// CHECK-NEXT:      nvgpu.device_async_copy
+// CHECK-NEXT:      nvgpu.device_async_wait
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return
+func.func @one_trip(%global: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %shared = memref.alloc() : memref<8xf32, #gpu.address_space<workgroup>>
+  scf.for %i = %c0 to %c4 step %c4 {
+    %token = nvgpu.device_async_copy %global[%i], %shared[%i], 4
+      : memref<?xf32> to memref<8xf32, #gpu.address_space<workgroup>>
+    nvgpu.device_async_wait %token
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %loop = transform.structured.match ops{["scf.for"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    %depth = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %p = transform.tessel.pipeline_shared_memory_copies %loop depth %depth
+        : (!transform.any_op, !transform.param<i64>) -> !transform.any_op
+    transform.yield
+  }
+}

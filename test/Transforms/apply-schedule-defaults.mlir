@@ -10,6 +10,14 @@
 // RUN:   | FileCheck %s --check-prefix=SKINNY
 // SKINNY: knob_source = "rule (sm_90, 132 SMs)", knobs = {group_m = 1 : i64, stages = 4 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
 
+// K = 9 is one K step of mma.sync's smallest tile_k: a loop of one
+// iteration, which is not pipelined, so any stages value serves it; the
+// rule takes the smallest blocks and stages (it once found no valid point).
+// RUN: tessel-opt %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=ONE-K-STEP
+// ONE-K-STEP: knob_source = "rule (sm_90, 132 SMs)", knobs = {group_m = 1 : i64, padding = 8 : i64, stage_output = 0 : i64, stages = 2 : i64, tile_k = 16 : i64, tile_m = 64 : i64, tile_n = 64 : i64, warp_m = 64 : i64, warp_n = 64 : i64}
+
 // On a GPU of 16 SMs the same shape fills the GPU with 128x256 blocks.
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir sm-count=16" \

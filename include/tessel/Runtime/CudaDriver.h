@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ using Module = struct CUmod_st *;
 using Function = struct CUfunc_st *;
 using Stream = struct CUstream_st *;
 using Event = struct CUevent_st *;
+using MemPool = struct CUmemPoolHandle_st *;
 
 /// A CUtensorMap: 128 opaque bytes, 64-byte aligned, passed to kernels by
 /// value.
@@ -97,9 +99,10 @@ public:
 
   llvm::Expected<DevicePtr> allocate(size_t bytes);
   void free(DevicePtr ptr);
-  /// Stream-ordered allocation from the device's default memory pool
-  /// (cuMemAllocAsync, CUDA 11.2+): usable by work queued on `stream`
-  /// after this call; freeAsync returns it once that work is done.
+  /// Stream-ordered allocation from Tessel's memory pool on the device
+  /// (cuMemAllocFromPoolAsync, CUDA 11.2+), which keeps the memory it maps
+  /// for later calls: usable by work queued on `stream` after this call;
+  /// freeAsync returns it to the pool once that work is done.
   llvm::Expected<DevicePtr> allocateAsync(size_t bytes, Stream stream);
   void freeAsync(DevicePtr ptr, Stream stream);
   llvm::Error copyToDevice(DevicePtr dst, const void *src, size_t bytes);
@@ -134,6 +137,8 @@ private:
   int cuDevice = 0;
   void *context = nullptr;
   DeviceInfo info;
+  std::mutex poolMutex;
+  MemPool workspacePool = nullptr; // Created by the first allocateAsync.
 };
 
 } // namespace tessel::cuda

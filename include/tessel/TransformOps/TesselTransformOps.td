@@ -168,6 +168,9 @@ def PipelineSharedMemoryCopiesOp : Op<Transform_Dialect,
     `depth` iterations are predicated off (or peeled with `peel_epilogue`).
     The shared buffers must already hold `depth` stages (for example as
     allocated by `transform.tessel.rewrite_block_matmul_as_mma_sync`).
+    A loop with a static trip count of one (a K that one tile covers) has
+    nothing to overlap: it is returned as it is, its copies waited for
+    before the compute that reads them, whatever the depth.
 
     ```mlir
     %stages = transform.tune.knob<"stages"> = 3 from options = [2, 3, 4]
@@ -180,8 +183,9 @@ def PipelineSharedMemoryCopiesOp : Op<Transform_Dialect,
     #### Return modes
 
     Consumes the loop handle and returns the pipelined loop. Fails
-    definitely when `depth` is not a single integer of at least 1. Other
-    failures are upstream's: silenceable when the loop has no shared memory
+    definitely when `depth` is not a single integer of at least 1;
+    silenceably, naming both numbers, when a loop of two or more iterations
+    runs fewer than `depth`. Other failures are upstream's: silenceable when the loop has no shared memory
     copy or nested regions in its body, definite when the IR was already
     changed.
   }];
