@@ -21,10 +21,11 @@ in turn). For each shape:
                 residues and misalignment cost
 Every output (poisoned with NaN first) is checked against an f64 reference
 on the GPU (relative Frobenius error <= 1e-2 for f16/bf16, 1e-5 for f32, no
-NaN) before its time counts. Times: triton.testing.do_bench medians (CUDA
-events, L2 flushed before each repeat), shorter budgets than race.py's so
-that 300 shapes fit a session. Writes OUT.json and OUT.png and prints a
-summary.
+NaN) before its time counts. Times: the lower of two
+triton.testing.do_bench medians (CUDA events, L2 flushed before each
+repeat) taken in two interleaved rounds over the contenders, shorter
+budgets than race.py's so that 300 shapes fit a session. Writes OUT.json
+and OUT.png and prints a summary.
 """
 
 import argparse
@@ -119,9 +120,8 @@ def run_shape(m, n, k, dtype, torch, triton, tessel, device):
     if not ok:
         rec["error"] = why or f"relative error {err:.3g}"
         return rec
-    ms = bench_ms(lambda: tessel.matmul_relu(a, b, out=c), triton)
-    rec["tessel_ms"] = ms
-    rec["tessel_tflops"] = flops / ms / 1e9
+    # The checked calls, timed at the end in two interleaved rounds.
+    timed = {"tessel": lambda: tessel.matmul_relu(a, b, out=c)}
 
     # cuBLASLt's fused ReLU epilogue.
     try:
@@ -130,10 +130,7 @@ def run_shape(m, n, k, dtype, torch, triton, tessel, device):
         ok2, err2, _ = check(out, ref, dtype, torch)
         rec["cublaslt_passed"] = ok2
         if ok2:
-            ms2 = bench_ms(lambda: torch._addmm_activation(zero, a, b), triton)
-            rec["cublaslt_ms"] = ms2
-            rec["cublaslt_tflops"] = flops / ms2 / 1e9
-            rec["ratio_cublaslt"] = ms2 / ms
+            timed["cublaslt"] = lambda: torch._addmm_activation(zero, a, b)
     except Exception as e:  # noqa: BLE001 - a contender's failure is data
         rec["cublaslt_error"] = str(e)[:300]
     del ref
@@ -150,13 +147,30 @@ def run_shape(m, n, k, dtype, torch, triton, tessel, device):
         dok, _, _ = check(dc, dref, dtype, torch)
         del dref
         if dok:
-            dms = bench_ms(lambda: tessel.matmul_relu(da, db, out=dc), triton)
-            dtf = 2.0 * dm * dn * dk / dms / 1e9
-            rec["divisible_ms"] = dms
-            rec["divisible_tflops"] = dtf
-            rec["ratio_divisible"] = rec["tessel_tflops"] / dtf
+            timed["divisible"] = lambda: tessel.matmul_relu(da, db, out=dc)
         else:
             rec["divisible_error"] = "wrong output"
+
+    # Each time is the lower of two do_bench medians taken in interleaved
+    # rounds, for every contender alike: a transient stall of the GPU host
+    # (seen on an H100: one median of a 23 us kernel at 163 us) then does
+    # not decide a shape's ratios.
+    best = {}
+    for _ in range(2):
+        for name, fn in timed.items():
+            best[name] = min(best.get(name, math.inf), bench_ms(fn, triton))
+    ms = best["tessel"]
+    rec["tessel_ms"] = ms
+    rec["tessel_tflops"] = flops / ms / 1e9
+    if "cublaslt" in best:
+        rec["cublaslt_ms"] = best["cublaslt"]
+        rec["cublaslt_tflops"] = flops / best["cublaslt"] / 1e9
+        rec["ratio_cublaslt"] = best["cublaslt"] / ms
+    if "divisible" in best:
+        dtf = 2.0 * dm * dn * dk / best["divisible"] / 1e9
+        rec["divisible_ms"] = best["divisible"]
+        rec["divisible_tflops"] = dtf
+        rec["ratio_divisible"] = rec["tessel_tflops"] / dtf
     return rec
 
 

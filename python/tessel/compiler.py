@@ -42,30 +42,51 @@ class CompiledKernel:
                              # <device> in <db>", "rule (sm_90, 132 SMs)", ...
 
 
-def default_schedules(dtype, chip="sm_90"):
+# K up to which a 16-bit shape whose rows TMA and cp.async cannot read goes
+# to SIMT first: the tensor-core schedules copy such operands into aligned
+# workspaces in a kernel of their own, which doubles the time of a one-step
+# K loop; SIMT reads the rows directly in one launch. H100: 4.4 against
+# 9.4 us at 43x155x3 f16, faster on 15 of 17 such shapes with K <= 27, and
+# slower from K ~ 40 (bench/results/any-shape/schedule-choice.json).
+SIMT_MISALIGNED_MAX_K = 16
+
+
+def _rows_aligned(m, n, k, dtype):
+    """Whether A's (k) and B's (n) rows start on 16-byte boundaries."""
+    size = {"f16": 2, "bf16": 2, "f32": 4}[dtype]
+    return k * size % 16 == 0 and n * size % 16 == 0
+
+
+def default_schedules(dtype, chip="sm_90", shape=None):
     """The schedule libraries for `dtype` on a `chip` GPU, in the order
     tessel-opt tries them: wgmma + TMA, then mma.sync, for f16/bf16 on
-    Hopper (sm_90); mma.sync elsewhere; SIMT for f32."""
+    Hopper (sm_90); mma.sync elsewhere; SIMT for f32. With `shape`
+    (M, N, K), a 16-bit shape whose rows are not 16-byte aligned and whose K
+    is at most SIMT_MISALIGNED_MAX_K goes to SIMT first."""
     names = [SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip.rstrip("a"), dtype)),
              SCHEDULE_FOR_DTYPE[dtype]]
+    if (shape and dtype in ("f16", "bf16")
+            and shape[2] <= SIMT_MISALIGNED_MAX_K
+            and not _rows_aligned(*shape, dtype)):
+        names.insert(0, SCHEDULE_FOR_DTYPE["f32"])
     return [install.schedules_dir() / n for n in dict.fromkeys(names) if n]
 
 
-def default_schedule(dtype, chip="sm_90"):
-    """The first of default_schedules(dtype, chip)."""
-    return default_schedules(dtype, chip)[0]
+def default_schedule(dtype, chip="sm_90", shape=None):
+    """The first of default_schedules(dtype, chip, shape)."""
+    return default_schedules(dtype, chip, shape)[0]
 
 
 _TARGET_CHIP = re.compile(r'tessel\.target_chip\s*=\s*"(sm_\w+)"')
 
 
-def _schedules_and_target(schedule, dtype, chip):
+def _schedules_and_target(schedule, dtype, chip, shape=None):
     """The schedule libraries to try (`schedule`, or the defaults for
-    `dtype` on a `chip` GPU) and the chip to compile them for: the most
-    specific target any of them declares (sm_90a code needs an sm_90 GPU;
-    what the others produce runs there too)."""
+    `dtype` and `shape` on a `chip` GPU) and the chip to compile them for:
+    the most specific target any of them declares (sm_90a code needs an
+    sm_90 GPU; what the others produce runs there too)."""
     schedules = ([pathlib.Path(schedule)] if schedule
-                 else default_schedules(dtype, chip))
+                 else default_schedules(dtype, chip, shape))
     for s in schedules:
         if not s.is_file():
             raise TesselError(f"no schedule library '{s}'")
@@ -168,8 +189,9 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
     """Compiles C = relu(A x B) for one shape and dtype; returns its
     CompiledKernel.
 
-    Schedule: `schedule`, or default_schedules(dtype, chip), which tessel-opt
-    tries in order (wgmma, then mma.sync, for 16-bit inputs on Hopper) until
+    Schedule: `schedule`, or default_schedules(dtype, chip, (m, n, k)),
+    which tessel-opt tries in order (wgmma, then mma.sync, for 16-bit inputs
+    on Hopper; SIMT first for misaligned 16-bit rows with a small K) until
     one serves the shape. Knobs, first source that has them: `knobs` (a dict
     or "name=value,..." text) for the knobs it names; the fastest record of
     this workload in `databases` (default: default_databases) for `device`
@@ -182,7 +204,7 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
     diagnostics.
     """
     workload = matmul_relu_key(m, n, k, dtype)
-    schedules, chip = _schedules_and_target(schedule, dtype, chip)
+    schedules, chip = _schedules_and_target(schedule, dtype, chip, (m, n, k))
     knob_text = _knob_text(knobs) if knobs else ""
     if defaults not in ("rule", "nearest", "schedule"):
         raise ValueError(f"defaults must be rule, nearest or schedule, "
@@ -243,7 +265,7 @@ def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
     """
     workload = matmul_relu_key(m, n, k, dtype)
     schedules, chip = _schedules_and_target(
-        schedule or default_schedule(dtype, chip), dtype, chip)
+        schedule or default_schedule(dtype, chip, (m, n, k)), dtype, chip)
     schedule = schedules[0]
     db = pathlib.Path(db) if db else user_database()
     db.parent.mkdir(parents=True, exist_ok=True)

@@ -113,6 +113,21 @@ def test_any_shape_compiles():
     assert len(launch["launches"]) == 2
 
 
+def test_misaligned_rows_with_a_small_k_go_to_simt():
+    # A copy kernel would double the time of a one-step K loop: SIMT reads
+    # misaligned rows directly. Aligned rows, or a longer K, stay on wgmma.
+    for (m, n, k), first in [((43, 155, 3), "simt"), ((1, 1, 1), "simt"),
+                             ((4440, 9066, 16), "simt"),
+                             ((43, 155, 17), "wgmma"), ((64, 64, 16), "wgmma"),
+                             ((43, 160, 8), "wgmma")]:
+        assert tessel.default_schedule("f16", "sm_90", (m, n, k)).name == \
+            f"matmul_relu_{first}.mlir", (m, n, k)
+    c = tessel.compile_matmul_relu(43, 155, 3, "bf16", device=H100)
+    assert c.schedule.endswith("matmul_relu_simt.mlir")
+    assert [s.name for s in tessel.default_schedules("f16", "sm_90")] == \
+        ["matmul_relu_wgmma.mlir", "matmul_relu_mma.mlir"]
+
+
 def test_f32_uses_the_simt_schedule():
     c = tessel.compile_matmul_relu(4096, 4096, 4096, "f32", device=H100)
     assert c.schedule.endswith("matmul_relu_simt.mlir")
