@@ -22,6 +22,8 @@ def main():
     p.add_argument("shapes", nargs="+", help="MxNxK:dtype")
     p.add_argument("--knobs", action="append", default=[],
                    help="knob points to compare ('' = the compiler's choice)")
+    p.add_argument("--schedule", help="a schedule library instead of the "
+                   "package's default list")
     p.add_argument("--out", help="JSON file")
     args = p.parse_args()
 
@@ -42,15 +44,19 @@ def main():
         c = torch.empty(m, n, device="cuda", dtype=tdt)
         ref = torch.relu(a.double() @ b.double())
         for knobs in args.knobs or [""]:
-            kern = tessel.get_kernel(m, n, k, dtype, knobs=knobs or None)
-            tessel.matmul_relu(a, b, out=c, knobs=knobs or None)
+            kern = tessel.get_kernel(m, n, k, dtype, knobs=knobs or None,
+                                     schedule=args.schedule)
+            tessel.matmul_relu(a, b, out=c, knobs=knobs or None,
+                                   schedule=args.schedule)
             err = ((c.double() - ref).norm() / ref.norm()).item()
             ms = triton.testing.do_bench(
-                lambda: tessel.matmul_relu(a, b, out=c, knobs=knobs or None),
+                lambda: tessel.matmul_relu(a, b, out=c, knobs=knobs or None,
+                                   schedule=args.schedule),
                 warmup=10, rep=50, return_mode="median")
             with profile(activities=[ProfilerActivity.CUDA]) as prof:
                 for _ in range(20):
-                    tessel.matmul_relu(a, b, out=c, knobs=knobs or None)
+                    tessel.matmul_relu(a, b, out=c, knobs=knobs or None,
+                                   schedule=args.schedule)
                 torch.cuda.synchronize()
             # The kernels of one call share a name (one per gpu.binary): take
             # them in launch order, position by position.

@@ -432,12 +432,12 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // TMA needs 16-byte row strides: an operand whose rows are not (f16 with
     // an odd K or N) is first copied into a workspace with 128-byte rows,
     // and its tensor map describes the copy. Rows on 16- but not 32-byte
-    // boundaries are read 25-35% slower (measured on an H100: 1000^3 f16
-    // against 1008^3, 5000^3 bf16 against 5008^3); they are copied too when
-    // the matmul is large enough to repay the copy: about 4 * rows * cols
-    // bytes moved against 2 * M * N * K flops, which pays off once the
-    // other operand's dimension (N for A, M for B) passes ~1500.
-    constexpr int64_t kWorthCopying = 1536;
+    // boundaries are read 17-30% slower (measured on an H100: 1000^3 f16
+    // against 1008^3, docs/any-shape.md); they are copied too when the
+    // matmul is large enough to repay the copy: about 4 * rows * cols bytes
+    // moved against 2 * M * N * K flops, once the other operand's dimension
+    // (N for A, M for B) reaches copy_16b_rows_from.
+    int64_t kWorthCopying = getCopy_16bRowsFrom();
     int64_t fullM = cast<MemRefType>(a->source.getType()).getDimSize(0);
     int64_t fullN = cast<MemRefType>(bOperand->source.getType()).getDimSize(1);
     SmallVector<TiledOperand *> copied;

@@ -9,6 +9,11 @@
 // RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/unaligned -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t/unaligned/matmul_relu.launch.json
+// RUN: sed 's/^        stages %%stages$/        stages %%stages {copy_16b_rows_from = 4096 : i64}/' \
+// RUN:   %schedules/matmul_relu_wgmma.mlir > %t/copy-from-4096.mlir
+// RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%t/copy-from-4096.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/copy-from-4096 -o /dev/null
+// RUN: FileCheck %s --check-prefix=FROM4096 --input-file=%t/copy-from-4096/matmul_relu.launch.json
 
 // 1000 = 7 x 128 + 104 rows and columns, K = 1000 = 15 x 64 + 40: TMA
 // zero-fills what lies past the matrices (the last block's rows and
@@ -42,8 +47,10 @@
 // 2000x3000x1500 f16: A's 1500-element rows (3000 bytes) do not start on
 // 16-byte boundaries, which TMA needs. A is first copied by a kernel of its
 // own into a workspace with 1536-element (3072-byte) rows, and the tensor
-// map describes the copy's leading 2000x1500 part. B and C have aligned
-// rows.
+// map describes the copy's leading 2000x1500 part. B's 3000-element rows
+// (6000 bytes) start on 16- but not 32-byte boundaries, which TMA reads
+// more slowly; with M = 2000 >= copy_16b_rows_from (1536) the matmul repays
+// a copy of B too, into 3008-element rows. Both copies are one kernel.
 // JSON:      "kind": "buffer"
 // JSON:      "workspace": 0
 // JSON:      "kind": "tensor_map"
@@ -61,6 +68,20 @@
 // JSON-NEXT:     "shape": [
 // JSON-NEXT:       2000,
 // JSON-NEXT:       1536
+// JSON:            "shape": [
+// JSON-NEXT:       1500,
+// JSON-NEXT:       3008
+
+// With copy_16b_rows_from = 4096 > M, B is read where it is.
+// FROM4096:      "workspaces": [
+// FROM4096-NEXT:   {
+// FROM4096-NEXT:     "element_type": "f16",
+// FROM4096-NEXT:     "shape": [
+// FROM4096-NEXT:       2000,
+// FROM4096-NEXT:       1536
+// FROM4096-NEXT:     ]
+// FROM4096-NEXT:   }
+// FROM4096-NEXT: ]
 
 //--- partial.mlir
 // C = relu(A * B): A is 1000x1000, B is 1000x1000, row-major, f16 inputs,

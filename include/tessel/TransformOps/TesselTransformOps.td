@@ -307,9 +307,11 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     is not a multiple of 64 are zero-filled by TMA, and only the valid part
     of the tile is stored. A matrix whose rows do not start on 16-byte
     boundaries (TMA's requirement), or on 32-byte ones in a matmul large
-    enough to repay a copy (TMA reads those 25-35% slower), is first copied
+    enough to repay a copy (TMA reads those 17-30% slower), is first copied
     into a workspace with 128-byte rows (a `gpu.alloc` and a copy kernel
-    before the launch), and its tensor map describes the copy. The body:
+    before the launch), and its tensor map describes the copy. "Large
+    enough" is the other operand's extent (N for A, M for B) reaching
+    `copy_16b_rows_from` (default 1536). The body:
 
     - On the host, before the launch, one `nvgpu.tma.create.descriptor`
       for the whole A (box `BM x 64`) and one for the whole B (box
@@ -370,7 +372,8 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
   }];
 
   let arguments = (ins TransformHandleTypeInterface:$target,
-                       TransformParamTypeInterface:$stages);
+                       TransformParamTypeInterface:$stages,
+                       DefaultValuedAttr<I64Attr, "1536">:$copy_16b_rows_from);
   let results = (outs TransformHandleTypeInterface:$loop);
   let assemblyFormat = [{
     $target `stages` $stages attr-dict `:` functional-type(operands, results)
