@@ -436,8 +436,9 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // against 1008^3, docs/any-shape.md); they are copied too when the
     // matmul is large enough to repay the copy: about 4 * rows * cols bytes
     // moved against 2 * M * N * K flops, once the other operand's dimension
-    // (N for A, M for B) reaches copy_16b_rows_from.
-    int64_t kWorthCopying = getCopy_16bRowsFrom();
+    // (N for A, M for B) reaches copy_16b_rows_from (an optional attribute:
+    // when absent the schedule's text, and so its hash, stays as it was).
+    int64_t worthCopying = getCopy_16bRowsFrom().value_or(1536);
     int64_t fullM = cast<MemRefType>(a->source.getType()).getDimSize(0);
     int64_t fullN = cast<MemRefType>(bOperand->source.getType()).getDimSize(1);
     SmallVector<TiledOperand *> copied;
@@ -445,7 +446,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
                                   std::make_pair(&*bOperand, fullM)}) {
       auto type = cast<MemRefType>(operand->source.getType());
       if (!hasAlignedRows(type, 32) &&
-          (!hasAlignedRows(type, 16) || other >= kWorthCopying))
+          (!hasAlignedRows(type, 16) || other >= worthCopying))
         copied.push_back(operand);
     }
     SmallVector<Value> workspaces = copyToAlignedRows(

@@ -373,7 +373,7 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
 
   let arguments = (ins TransformHandleTypeInterface:$target,
                        TransformParamTypeInterface:$stages,
-                       DefaultValuedAttr<I64Attr, "1536">:$copy_16b_rows_from);
+                       OptionalAttr<I64Attr>:$copy_16b_rows_from);
   let results = (outs TransformHandleTypeInterface:$loop);
   let assemblyFormat = [{
     $target `stages` $stages attr-dict `:` functional-type(operands, results)
