@@ -2,6 +2,8 @@
 
 #include "BlockMatmul.h"
 
+#include "tessel/TransformOps/TesselTransformOps.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -90,10 +92,7 @@ DiagnosedSilenceableFailure
 tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
                          Operation *target, StringRef what, BlockMatmul &bm) {
   auto fail = [&](const Twine &message) {
-    DiagnosedSilenceableFailure diag =
-        transformOp.emitSilenceableError() << message;
-    diag.attachNote(target->getLoc()) << "target op";
-    return diag;
+    return failOnTarget(transformOp, target, message);
   };
 
   std::string why;

@@ -75,12 +75,8 @@ tessel::CopyToAlignedRowsOp::apply(transform::TransformRewriter &rewriter,
            << "alignment = " << alignment << " must be a power of two";
   for (Operation *target : state.getPayloadOps(getTarget())) {
     auto launch = dyn_cast<gpu::LaunchOp>(target);
-    if (!launch) {
-      DiagnosedSilenceableFailure diag = emitSilenceableError()
-                                         << "expected a gpu.launch";
-      diag.attachNote(target->getLoc()) << "target op";
-      return diag;
-    }
+    if (!launch)
+      return failOnTarget(*this, target, "expected a gpu.launch");
     Region &body = launch.getBody();
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(body, captured);

@@ -357,17 +357,12 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
     // When one block covers a whole dimension that is not a multiple of
     // the warp tile, the block computes whole warp tiles; the rest is
     // zero-filled and not stored.
-    auto a = cast<MemRefType>(bm.a.getType());
-    auto bType = cast<MemRefType>(bm.b.getType());
     if (wholeDimension(bm.a, 0))
       bm.m = llvm::alignTo(bm.m, config.warpM);
     if (wholeDimension(bm.b, 1))
       bm.n = llvm::alignTo(bm.n, config.warpN);
-    if (std::string why = checkConfig(bm, config); !why.empty()) {
-      DiagnosedSilenceableFailure diag = emitSilenceableError() << why;
-      diag.attachNote(target->getLoc()) << "target op";
-      return diag;
-    }
+    if (std::string why = checkConfig(bm, config); !why.empty())
+      return failOnTarget(*this, target, why);
 
     diag = transform::gpu::alterGpuLaunch(
         rewriter, bm.launch, transformOp, std::nullopt, std::nullopt,
@@ -383,15 +378,12 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
       if (hasAlignedRows(cast<MemRefType>(operand->getType())))
         continue;
       FailureOr<TiledOperand> tiled = getTiledOperand(*operand, bm.launch);
-      if (failed(tiled)) {
-        DiagnosedSilenceableFailure diag =
-            emitSilenceableError()
-            << "the rows of A or B are not 16-byte aligned and the operand "
-               "is not a unit-stride tile of a statically shaped buffer "
-               "defined outside the launch, which could be copied";
-        diag.attachNote(target->getLoc()) << "target op";
-        return diag;
-      }
+      if (failed(tiled))
+        return failOnTarget(
+            *this, target,
+            "the rows of A or B are not 16-byte aligned and the operand is "
+            "not a unit-stride tile of a statically shaped buffer defined "
+            "outside the launch, which could be copied");
       copied.emplace_back(operand, *tiled);
     }
     SmallVector<Value> workspaces = copyToAlignedRows(

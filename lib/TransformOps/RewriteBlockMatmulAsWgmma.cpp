@@ -395,9 +395,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     if (!diag.succeeded())
       return diag;
     auto fail = [&](const Twine &why) {
-      DiagnosedSilenceableFailure diag = emitSilenceableError() << why;
-      diag.attachNote(target->getLoc()) << "target op";
-      return diag;
+      return failOnTarget(*this, target, why);
     };
     // The emitted tile: whole warpgroups of rows and whole 64-column B
     // boxes; what lies beyond the block's extents is zero-filled by TMA and

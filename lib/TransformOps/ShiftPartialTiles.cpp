@@ -102,8 +102,7 @@ tessel::ShiftPartialTilesOp::apply(transform::TransformRewriter &rewriter,
                                    transform::TransformState &state) {
   for (Operation *target : state.getPayloadOps(getTarget())) {
     auto fail = [&](const Twine &message, Operation *at = nullptr) {
-      DiagnosedSilenceableFailure diag = emitSilenceableError() << message;
-      diag.attachNote(target->getLoc()) << "target op";
+      DiagnosedSilenceableFailure diag = failOnTarget(*this, target, message);
       if (at)
         diag.attachNote(at->getLoc()) << "here";
       return diag;

@@ -35,6 +35,14 @@ tessel::getSingleIntParam(transform::TransformState &state, Value param) {
   return cast<IntegerAttr>(values.front()).getInt();
 }
 
+DiagnosedSilenceableFailure
+tessel::failOnTarget(transform::TransformOpInterface op, Operation *target,
+                     const Twine &message) {
+  DiagnosedSilenceableFailure diag = op.emitSilenceableError() << message;
+  diag.attachNote(target->getLoc()) << "target op";
+  return diag;
+}
+
 //===----------------------------------------------------------------------===//
 // CheckTileSizesOp
 //===----------------------------------------------------------------------===//
@@ -53,20 +61,14 @@ tessel::CheckTileSizesOp::apply(transform::TransformRewriter &rewriter,
   }
 
   for (Operation *target : state.getPayloadOps(getTarget())) {
+    auto fail = [&](const Twine &message) {
+      return failOnTarget(*this, target, message);
+    };
     auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
-    if (!linalgOp) {
-      DiagnosedSilenceableFailure diag = emitSilenceableError()
-                                         << "expected a linalg op";
-      diag.attachNote(target->getLoc()) << "target op";
-      return diag;
-    }
+    if (!linalgOp)
+      return fail("expected a linalg op");
     SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
     for (auto [i, range] : llvm::enumerate(ranges)) {
-      auto fail = [&](const Twine &message) {
-        DiagnosedSilenceableFailure diag = emitSilenceableError() << message;
-        diag.attachNote(target->getLoc()) << "target op";
-        return diag;
-      };
       if (ShapedType::isDynamic(range))
         return fail("dynamic shapes are not supported: loop dimension " +
                     Twine(i) + " has a dynamic size");
@@ -77,13 +79,9 @@ tessel::CheckTileSizesOp::apply(transform::TransformRewriter &rewriter,
     for (auto [i, size] : llvm::enumerate(sizes)) {
       if (size >= 0)
         continue;
-      DiagnosedSilenceableFailure diag =
-          emitSilenceableError() << describeSize(getTileSizes()[i], i)
-                                 << " = " << size
-                                 << " is negative; tile sizes are positive "
-                                    "(or 0 for \"not tiled\")";
-      diag.attachNote(target->getLoc()) << "target op";
-      return diag;
+      return fail(describeSize(getTileSizes()[i], i) + " = " + Twine(size) +
+                  " is negative; tile sizes are positive "
+                  "(or 0 for \"not tiled\")");
     }
   }
   return DiagnosedSilenceableFailure::success();
@@ -114,12 +112,8 @@ DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
     transform::ApplyToEachResultList &results,
     transform::TransformState &state) {
   auto launch = dyn_cast<gpu::LaunchOp>(target);
-  if (!launch) {
-    DiagnosedSilenceableFailure diag = emitSilenceableError()
-                                       << "expected a gpu.launch";
-    diag.attachNote(target->getLoc()) << "target op";
-    return diag;
-  }
+  if (!launch)
+    return failOnTarget(*this, target, "expected a gpu.launch");
 
   SmallVector<int64_t> blockDims = {1, 1, 1};
   bool foundThreadForall = false;
@@ -151,13 +145,9 @@ DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
     }
   });
 
-  if (!foundThreadForall) {
-    DiagnosedSilenceableFailure diag =
-        emitSilenceableError()
-        << "no scf.forall mapped to #gpu.thread in the launch";
-    diag.attachNote(target->getLoc()) << "target op";
-    return diag;
-  }
+  if (!foundThreadForall)
+    return failOnTarget(*this, target,
+                        "no scf.forall mapped to #gpu.thread in the launch");
   if (dynamicForall) {
     DiagnosedSilenceableFailure diag =
         emitSilenceableError()
@@ -237,12 +227,8 @@ DiagnosedSilenceableFailure tessel::PipelineSharedMemoryCopiesOp::apply(
   SmallVector<Operation *> pipelined;
   for (Operation *target : state.getPayloadOps(getTarget())) {
     auto forOp = dyn_cast<scf::ForOp>(target);
-    if (!forOp) {
-      DiagnosedSilenceableFailure diag = emitSilenceableError()
-                                         << "expected an scf.for";
-      diag.attachNote(target->getLoc()) << "target op";
-      return diag;
-    }
+    if (!forOp)
+      return failOnTarget(*this, target, "expected an scf.for");
     // Upstream's only answer to a loop shorter than the pipeline is
     // "pipelining preconditions failed".
     std::optional<int64_t> lb = getConstantIntValue(forOp.getLowerBound()),
@@ -306,12 +292,9 @@ tessel::SwizzleBlockOrderOp::apply(transform::TransformRewriter &rewriter,
       gx = getConstantIntValue(launch.getGridSizeX());
       gy = getConstantIntValue(launch.getGridSizeY());
     }
-    if (!gx || !gy) {
-      DiagnosedSilenceableFailure diag =
-          emitSilenceableError() << "expected a gpu.launch with a constant grid";
-      diag.attachNote(target->getLoc()) << "target op";
-      return diag;
-    }
+    if (!gx || !gy)
+      return failOnTarget(*this, target,
+                          "expected a gpu.launch with a constant grid");
     int64_t rows = std::min(*group, *gy);
     if (rows == 1)
       continue;
