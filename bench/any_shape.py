@@ -44,6 +44,8 @@ import warnings
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
+from tessel.workload import rows_aligned  # noqa: E402
+
 TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-5}
 DTYPES = ("f16", "bf16", "f32")
 # The issue's shapes and other awkward ones: primes, odd sizes, rows that
@@ -179,18 +181,14 @@ def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
-ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
-
-
 def shape_class(r):
     """'divisible' (no residue), 'residue' (partial tiles, rows on 16-byte
     boundaries) or 'misaligned' (A's or B's rows are not 16-byte aligned:
     copied into workspaces for TMA/cp.async, or read element by element)."""
     if r.get("divisible") == [r["m"], r["n"], r["k"]]:
         return "divisible"
-    size = ELEMENT_BYTES[r["dtype"]]
-    aligned = all(d * size % 16 == 0 for d in (r["k"], r["n"]))
-    return "residue" if aligned else "misaligned"
+    return ("residue" if rows_aligned(r["n"], r["k"], r["dtype"])
+            else "misaligned")
 
 
 def time_ratio(r):

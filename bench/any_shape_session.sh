@@ -5,6 +5,7 @@
 #   bench/any_shape_session.sh OUT STEP...
 #
 # Steps: check64 (the wgmma 64x64 knob point on the shapes where it failed),
+# partial (partial tiles in all schedules at two knob points each),
 # unaligned (rows that are not 16-byte aligned, all schedules), fixed (the
 # issue's shapes through tessel.matmul_relu, timed against cuBLASLt),
 # any:I/N (slice I of N of the 300 shapes), sweep-wgmma, sweep-simt,
@@ -35,6 +36,20 @@ for step in "$@"; do
       check --chip sm_90a --schedule $W --shapes 2048x2048x512,8192x3072x768 --dtypes f16 "${ks[@]}" \
         --knobs tile_m=64,tile_n=128,stages=6,group_m=8 --knobs tile_m=128,tile_n=64,stages=6,group_m=8 \
         --out "$out/check64.json" 2>&1 | tail -30 ;;
+    partial)
+      # Partial tiles in all three schedules at two knob points each.
+      odd=1000x1000x1000,77x1000x320,4096x4096x4000,64x4096x4096,16x4096x4096,1x8x8,8x8x8,200x136x72,520x392x200
+      check --chip sm_90a --schedule $W --shapes $odd --dtypes f16,bf16 \
+        --knobs tile_m=128,tile_n=128,stages=4,group_m=8 --knobs tile_m=64,tile_n=256,stages=3,group_m=1 \
+        --out "$out/partial-wgmma.json" 2>&1 | tail -6
+      check --chip sm_90 --schedule $M --shapes $odd --dtypes f16,bf16 \
+        --knobs tile_m=128,tile_n=128,tile_k=32,warp_m=64,warp_n=64,stages=3,padding=8,group_m=8,stage_output=0 \
+        --knobs tile_m=64,tile_n=64,tile_k=16,warp_m=32,warp_n=32,stages=2,padding=8,group_m=1,stage_output=1 \
+        --out "$out/partial-mma.json" 2>&1 | tail -6
+      check --chip sm_90 --schedule $S --shapes $odd,7x13x5,1x1x1,997x1009x1013,2000x3000x1500 --dtypes f32,f16 \
+        --knobs tile_m=64,tile_n=128,tile_k=8,thread_m=4,thread_n=8 \
+        --knobs tile_m=32,tile_n=64,tile_k=16,thread_m=2,thread_n=4 \
+        --out "$out/partial-simt.json" 2>&1 | tail -6 ;;
     unaligned)
       u=4095x4097x4099,2000x3000x1500,77x33x19,1x3x5,997x1009x1013
       check --chip sm_90a --schedule $W --shapes $u --dtypes f16,bf16 --out "$out/unaligned-wgmma.json" 2>&1 | tail -6

@@ -22,10 +22,7 @@ import warnings
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
-
-def misaligned(m, n, k, dtype):
-    size = {"f16": 2, "bf16": 2, "f32": 4}[dtype]
-    return any(d * size % 16 for d in (k, n))
+from any_shape import bench_ms, check, round_up  # noqa: E402
 
 
 def main():
@@ -44,6 +41,7 @@ def main():
     import triton
     import tessel
     from tessel import install
+    from tessel.workload import rows_aligned
 
     warnings.simplefilter("ignore", tessel.TesselWarning)
     shapes = []
@@ -54,7 +52,7 @@ def main():
     if args.source:
         for r in json.loads(pathlib.Path(args.source).read_text())["rows"]:
             if (r["dtype"] in ("f16", "bf16") and r["gflop"] <= args.max_gflop
-                    and misaligned(r["m"], r["n"], r["k"], r["dtype"])):
+                    and not rows_aligned(r["n"], r["k"], r["dtype"])):
                 shapes.append((r["m"], r["n"], r["k"], r["dtype"]))
         shapes = shapes[::args.every]
 
@@ -67,13 +65,11 @@ def main():
             tessel.matmul_relu(a, b, out=c, schedule=schedule)
         except tessel.TesselError as e:
             return {"error": str(e).splitlines()[0][:200]}
-        ref = torch.relu(a.double() @ b.double())
-        err = ((c.double() - ref).norm() / max(ref.norm().item(), 1e-30)).item()
-        if torch.isnan(c).any() or err > 1e-2:
-            return {"error": f"wrong output (relative error {err:.3g})"}
-        us = 1e3 * triton.testing.do_bench(
-            lambda: tessel.matmul_relu(a, b, out=c, schedule=schedule),
-            warmup=5, rep=25, return_mode="median")
+        ok, err, why = check(c, torch.relu(a.double() @ b.double()), dt, torch)
+        if not ok:
+            return {"error": why or f"wrong output (relative error {err:.3g})"}
+        us = 1e3 * bench_ms(
+            lambda: tessel.matmul_relu(a, b, out=c, schedule=schedule), triton)
         return {"us": us, "rel_error": err}
 
     rows = []
@@ -82,8 +78,7 @@ def main():
                "gflop": 2e-9 * m * n * k, "default": run(m, n, k, dt)}
         for s in args.schedules.split(","):
             rec[s] = run(m, n, k, dt, install.schedules_dir() / s)
-        up = [-(-d // 16) * 16 for d in (m, n, k)]
-        rec["divisible"] = run(*up, dt)
+        rec["divisible"] = run(round_up(m), round_up(n), round_up(k), dt)
         rows.append(rec)
         print(json.dumps(rec), flush=True)
     pathlib.Path(args.out).write_text(json.dumps(

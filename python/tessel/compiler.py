@@ -19,7 +19,7 @@ import tempfile
 from . import install
 from .errors import TesselError
 from .workload import (SCHEDULE_FOR_CHIP_AND_DTYPE, SCHEDULE_FOR_DTYPE,
-                       matmul_relu_ir, matmul_relu_key)
+                       matmul_relu_ir, matmul_relu_key, rows_aligned)
 
 
 class TesselWarning(UserWarning):
@@ -51,12 +51,6 @@ class CompiledKernel:
 SIMT_MISALIGNED_MAX_K = 16
 
 
-def _rows_aligned(m, n, k, dtype):
-    """Whether A's (k) and B's (n) rows start on 16-byte boundaries."""
-    size = {"f16": 2, "bf16": 2, "f32": 4}[dtype]
-    return k * size % 16 == 0 and n * size % 16 == 0
-
-
 def default_schedules(dtype, chip="sm_90", shape=None):
     """The schedule libraries for `dtype` on a `chip` GPU, in the order
     tessel-opt tries them: wgmma + TMA, then mma.sync, for f16/bf16 on
@@ -67,7 +61,7 @@ def default_schedules(dtype, chip="sm_90", shape=None):
              SCHEDULE_FOR_DTYPE[dtype]]
     if (shape and dtype in ("f16", "bf16")
             and shape[2] <= SIMT_MISALIGNED_MAX_K
-            and not _rows_aligned(*shape, dtype)):
+            and not rows_aligned(shape[1], shape[2], dtype)):
         names.insert(0, SCHEDULE_FOR_DTYPE["f32"])
     return [install.schedules_dir() / n for n in dict.fromkeys(names) if n]
 

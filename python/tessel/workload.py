@@ -54,6 +54,16 @@ func.func @matmul_relu(%A: tensor<{m}x{k}x{dt}>, %B: tensor<{k}x{n}x{dt}>,
 """
 
 
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+
+
+def rows_aligned(n, k, dtype):
+    """Whether the rows of A (k elements) and B (n elements) start on
+    16-byte boundaries, as TMA and 16-byte cp.async need."""
+    size = ELEMENT_BYTES[dtype]
+    return k * size % 16 == 0 and n * size % 16 == 0
+
+
 def check_problem(m, n, k, dtype):
     """Raises ValueError/TypeError for a problem Tessel cannot express."""
     for name, size in (("m", m), ("n", n), ("k", k)):
