@@ -65,9 +65,11 @@ private:
   /// every knob must end up with a value. Errors go to the diagnostic
   /// engine.
   LogicalResult selectKnobs(Library &lib, ArrayRef<std::string> assignments);
-  /// The knob values to try for `payload`, best first.
-  FailureOr<SmallVector<Choice>> chooseKnobs(Library &lib, ModuleOp payload,
-                                             std::string &why);
+  /// The knob values to try for `payload`, best first. The tuning
+  /// databases are opened into `databases` on first use, once per payload.
+  FailureOr<SmallVector<Choice>>
+  chooseKnobs(Library &lib, ModuleOp payload,
+              std::optional<SmallVector<tessel::TuningDatabase>> &databases);
   /// Applies `lib` with `choice` to a copy of the payload and, when that
   /// succeeds, replaces the payload with it. Diagnostics are shown only
   /// with `report`; otherwise the first error is returned in `why`.
@@ -270,8 +272,9 @@ assignmentsOf(const std::map<std::string, std::string> &knobs) {
   return result;
 }
 
-FailureOr<SmallVector<Choice>>
-ApplySchedule::chooseKnobs(Library &lib, ModuleOp payload, std::string &why) {
+FailureOr<SmallVector<Choice>> ApplySchedule::chooseKnobs(
+    Library &lib, ModuleOp payload,
+    std::optional<SmallVector<tessel::TuningDatabase>> &databases) {
   SmallVector<Choice> choices;
   std::string givenNote;
   if (!knobs.empty())
@@ -312,15 +315,18 @@ ApplySchedule::chooseKnobs(Library &lib, ModuleOp payload, std::string &why) {
 
   // 2. A tuned record of this workload.
   Location loc = tessel::payloadLocation(payload);
-  SmallVector<tessel::TuningDatabase> databases;
-  for (const std::string &path : dbs) {
-    llvm::Expected<tessel::TuningDatabase> db =
-        tessel::TuningDatabase::open(path);
-    if (!db) {
-      emitError(loc) << llvm::toString(db.takeError());
-      return failure();
+  if (!databases) {
+    databases.emplace();
+    for (const std::string &path : dbs) {
+      llvm::Expected<tessel::TuningDatabase> db =
+          tessel::TuningDatabase::open(path);
+      if (!db) {
+        databases.reset();
+        emitError(loc) << llvm::toString(db.takeError());
+        return failure();
+      }
+      databases->push_back(std::move(*db));
     }
-    databases.push_back(std::move(*db));
   }
   if (!dbs.empty() && !shape) {
     emitError(loc) << "cannot take knobs from a tuning database: no function "
@@ -330,7 +336,7 @@ ApplySchedule::chooseKnobs(Library &lib, ModuleOp payload, std::string &why) {
   }
   if (shape) {
     tessel::TuningKey key{*workload, device, lib.hash, tessel::compilerId()};
-    for (auto [path, db] : llvm::zip(dbs, databases)) {
+    for (auto [path, db] : llvm::zip(dbs, *databases)) {
       tessel::TuningKey k = key;
       std::string note;
       if (k.device.empty()) {
@@ -377,7 +383,7 @@ ApplySchedule::chooseKnobs(Library &lib, ModuleOp payload, std::string &why) {
   if (shape && defaults == "nearest") {
     tessel::TuningKey key{*workload, device, lib.hash, tessel::compilerId()};
     SmallVector<std::pair<const tessel::TuningRecord *, std::string>> nearest;
-    for (auto [path, db] : llvm::zip(dbs, databases))
+    for (auto [path, db] : llvm::zip(dbs, *databases))
       for (const tessel::TuningRecord *r : tessel::nearestRecords(
                db, key, arch, *shape, kNearestCandidates,
                /*excludeSelf=*/false))
@@ -397,7 +403,6 @@ ApplySchedule::chooseKnobs(Library &lib, ModuleOp payload, std::string &why) {
   }
   choices.push_back({SmallVector<std::string>(knobs.begin(), knobs.end()),
                      "schedule defaults" + givenNote});
-  (void)why;
   return choices;
 }
 
@@ -456,6 +461,7 @@ void ApplySchedule::runOnOperation() {
   ModuleOp payload = getOperation();
   SmallVector<std::string> reasons;
   Library *firstServable = nullptr;
+  std::optional<SmallVector<tessel::TuningDatabase>> databases;
   for (Library &lib : *libraries) {
     if (!lib.rejectsGivenKnobs.empty()) {
       reasons.push_back(lib.path + ": " + lib.rejectsGivenKnobs);
@@ -463,11 +469,11 @@ void ApplySchedule::runOnOperation() {
     }
     if (!firstServable)
       firstServable = &lib;
-    std::string why;
-    FailureOr<SmallVector<Choice>> choices = chooseKnobs(lib, payload, why);
+    FailureOr<SmallVector<Choice>> choices =
+        chooseKnobs(lib, payload, databases);
     if (failed(choices))
       return signalPassFailure();
-    std::string firstWhy, refusedTuned;
+    std::string why, firstWhy, refusedTuned;
     for (Choice &choice : *choices) {
       why.clear();
       if (!refusedTuned.empty())
@@ -493,7 +499,7 @@ void ApplySchedule::runOnOperation() {
   if (firstServable) {
     std::string why;
     FailureOr<SmallVector<Choice>> choices =
-        chooseKnobs(*firstServable, payload, why);
+        chooseKnobs(*firstServable, payload, databases);
     if (succeeded(choices))
       (void)tryChoice(*firstServable, choices->front(), payload,
                       /*report=*/true, why);
