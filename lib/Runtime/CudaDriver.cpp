@@ -303,8 +303,8 @@ llvm::Expected<DevicePtr> Driver::allocateAsync(size_t bytes, Stream stream) {
       props.locationType = kMemLocationTypeDevice;
       props.locationId = cuDevice;
       MemPool pool = nullptr;
-      if (llvm::Error e = check(api->cuMemPoolCreate(&pool, &props),
-                                "cuMemPoolCreate"))
+      if (llvm::Error e =
+              check(api->cuMemPoolCreate(&pool, &props), "cuMemPoolCreate"))
         return std::move(e);
       uint64_t keep = UINT64_MAX;
       if (llvm::Error e = check(api->cuMemPoolSetAttribute(

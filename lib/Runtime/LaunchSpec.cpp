@@ -80,14 +80,14 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
         break;
       case KernelParamSpec::Kind::TensorMap: {
         const TensorMapSpec &map = param.tensorMap;
-        Object object{{"kind", "tensor_map"},
-                      {param.workspace ? "workspace" : "argument",
-                       param.argument},
-                      {"box", Array(map.box)},
-                      {"swizzle", map.swizzle},
-                      {"l2_promotion", map.l2Promotion},
-                      {"oob_fill", map.oobFill},
-                      {"interleave", map.interleave}};
+        Object object{
+            {"kind", "tensor_map"},
+            {param.workspace ? "workspace" : "argument", param.argument},
+            {"box", Array(map.box)},
+            {"swizzle", map.swizzle},
+            {"l2_promotion", map.l2Promotion},
+            {"oob_fill", map.oobFill},
+            {"interleave", map.interleave}};
         if (!map.shape.empty())
           object["shape"] = Array(map.shape);
         params.push_back(std::move(object));
@@ -178,8 +178,7 @@ static bool fromJSON(const Value &value, KernelParamSpec &spec,
     spec.kind = KernelParamSpec::Kind::TensorMap;
     TensorMapSpec &map = spec.tensorMap;
     return mapBuffer(o, value, spec, path) && o.map("box", map.box) &&
-           o.mapOptional("shape", map.shape) &&
-           o.map("swizzle", map.swizzle) &&
+           o.mapOptional("shape", map.shape) && o.map("swizzle", map.swizzle) &&
            o.map("l2_promotion", map.l2Promotion) &&
            o.map("oob_fill", map.oobFill) &&
            o.map("interleave", map.interleave);
@@ -288,10 +287,9 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
           param.workspace ? spec.workspaces : spec.arguments;
       llvm::StringRef what = param.workspace ? "workspace" : "argument";
       if (param.argument >= space.size())
-        return error("launch of '" + launch.kernel + "' passes " + what +
-                     " #" + llvm::Twine(param.argument) +
-                     " of a function with " + llvm::Twine(space.size()) +
-                     " " + what + "s");
+        return error("launch of '" + launch.kernel + "' passes " + what + " #" +
+                     llvm::Twine(param.argument) + " of a function with " +
+                     llvm::Twine(space.size()) + " " + what + "s");
       if (param.kind != KernelParamSpec::Kind::TensorMap)
         continue;
       const TensorMapSpec &map = param.tensorMap;
@@ -299,8 +297,8 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
       if (map.box.size() != bufferShape.size())
         return error("launch of '" + launch.kernel +
                      "' has a tensor map whose box rank differs from the "
-                     "rank of " + what + " #" +
-                     llvm::Twine(param.argument));
+                     "rank of " +
+                     what + " #" + llvm::Twine(param.argument));
       if (!map.shape.empty() &&
           (map.shape.size() != bufferShape.size() ||
            llvm::any_of(llvm::zip(map.shape, bufferShape), [](auto pair) {

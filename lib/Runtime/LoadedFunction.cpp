@@ -75,8 +75,8 @@ tensorMapEncoding(const BufferSpec &buffer, const TensorMapSpec &map) {
     // A box may be larger than the tensor (a tile bigger than a small
     // matrix): TMA fills what lies outside with zeros.
     if (box < 1 || box > 256)
-      return fail(llvm::formatv("tensor map box size {0} is outside [1, 256]",
-                                box));
+      return fail(
+          llvm::formatv("tensor map box size {0} is outside [1, 256]", box));
     e.dims[i] = dim;
     e.box[i] = box;
     if (i > 0) {
@@ -153,18 +153,17 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
     Kernel kernel{static_cast<unsigned>(index), *function, {}};
     for (const KernelParamSpec &param : launch.params) {
       // Buffers are numbered arguments first, then workspaces.
-      uint64_t buffer = param.workspace
-                            ? spec.arguments.size() + param.argument
-                            : param.argument;
+      uint64_t buffer = param.workspace ? spec.arguments.size() + param.argument
+                                        : param.argument;
       if (param.kind == KernelParamSpec::Kind::Buffer) {
         kernel.values.push_back(buffer);
         continue;
       }
       if (param.kind == KernelParamSpec::Kind::TensorMap) {
-        llvm::Expected<cuda::TensorMapEncoding> encoding = tensorMapEncoding(
-            param.workspace ? spec.workspaces[param.argument]
-                            : spec.arguments[param.argument],
-            param.tensorMap);
+        llvm::Expected<cuda::TensorMapEncoding> encoding =
+            tensorMapEncoding(param.workspace ? spec.workspaces[param.argument]
+                                              : spec.arguments[param.argument],
+                              param.tensorMap);
         if (!encoding)
           return fail("kernel '" + launch.kernel + "', tensor map of " +
                       (param.workspace ? "workspace" : "argument") + " #" +

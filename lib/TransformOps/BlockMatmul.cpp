@@ -68,8 +68,7 @@ std::optional<int64_t> tessel::rowStride(MemRefType type) {
 
 bool tessel::hasAlignedRows(MemRefType type, int64_t bytes) {
   std::optional<int64_t> stride = rowStride(type);
-  return stride &&
-         *stride * type.getElementTypeBitWidth() / 8 % bytes == 0;
+  return stride && *stride * type.getElementTypeBitWidth() / 8 % bytes == 0;
 }
 
 int64_t tessel::alignedChunk(MemRefType type, int64_t maxElems) {
@@ -336,8 +335,8 @@ public:
       // Rows padded to 128 bytes: TMA reads rows that start on 32-byte
       // boundaries fastest (bench/results/any-shape/README.md).
       int64_t padded = llvm::alignTo(type.getDimSize(1), 8 * elems);
-      auto wsType = MemRefType::get({type.getDimSize(0), padded},
-                                    type.getElementType());
+      auto wsType =
+          MemRefType::get({type.getDimSize(0), padded}, type.getElementType());
       workspaces.push_back(gpu::AllocOp::create(b, loc, wsType,
                                                 /*asyncToken=*/Type(),
                                                 ValueRange(), ValueRange(),
@@ -355,8 +354,8 @@ public:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&copy.getBody().front());
       Value block = copy.getBlockIds().x;
-      Value chunk = add(mul(copy.getBlockIds().y, kThreads),
-                        copy.getThreadIds().x);
+      Value chunk =
+          add(mul(copy.getBlockIds().y, kThreads), copy.getThreadIds().x);
       int64_t first = 0;
       for (auto [source, ws] : llvm::zip_equal(sources, workspaces)) {
         int64_t count = cast<MemRefType>(source.getType()).getDimSize(0);
@@ -398,19 +397,17 @@ private:
     auto full = scf::IfOp::create(b, loc, vecType, eq(valid, elems),
                                   /*withElse=*/true);
     b.setInsertionPointToStart(full.thenBlock());
-    scf::YieldOp::create(
-        b, loc,
-        ValueRange{vector::LoadOp::create(b, loc, vecType, source,
-                                          ValueRange{row, col})});
+    scf::YieldOp::create(b, loc,
+                         ValueRange{vector::LoadOp::create(
+                             b, loc, vecType, source, ValueRange{row, col})});
     b.setInsertionPointToStart(full.elseBlock());
     Value mask = vector::CreateMaskOp::create(
         b, loc, VectorType::get({elems}, b.getI1Type()), ValueRange{valid});
     Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
     scf::YieldOp::create(
         b, loc,
-        ValueRange{vector::MaskedLoadOp::create(b, loc, vecType, source,
-                                                ValueRange{row, col}, mask,
-                                                zeros)});
+        ValueRange{vector::MaskedLoadOp::create(
+            b, loc, vecType, source, ValueRange{row, col}, mask, zeros)});
     b.setInsertionPointAfter(full);
     storeValid(full.getResult(0), ws, ValueRange{row, col}, valid);
   }

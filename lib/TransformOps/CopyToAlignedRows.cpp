@@ -1,4 +1,5 @@
-//===- CopyToAlignedRows.cpp - Read misaligned matrices from aligned copies -===//
+//===- CopyToAlignedRows.cpp - Read misaligned matrices from aligned copies
+//-===//
 //
 // transform.tessel.copy_to_aligned_rows: a launch's read-only matrices
 // whose rows are misaligned are copied, before the launch, into workspaces

@@ -56,9 +56,9 @@ static int64_t blockThreads(const BlockMatmul &bm, const MmaConfig &c) {
 /// of the staged output tile, in bytes.
 static int64_t sharedMemoryBytes(const BlockMatmul &bm, const MmaConfig &c) {
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
-  int64_t bytes = c.stages *
-                  (bm.m * (c.tileK + c.padding) + c.tileK * (bm.n + c.padding)) *
-                  inBytes;
+  int64_t bytes =
+      c.stages * (bm.m * (c.tileK + c.padding) + c.tileK * (bm.n + c.padding)) *
+      inBytes;
   if (c.stageOutput) {
     int64_t outBits = bm.outType.getIntOrFloatBitWidth();
     bytes += bm.m * (bm.n + 128 / outBits) * outBits / 8;
@@ -397,8 +397,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
           memref::getMixedSizes(rewriter, bm.loc(), *operand);
       *operand = memref::SubViewOp::create(
           rewriter, bm.loc(), ws, tiled.offsets, sizes,
-          SmallVector<OpFoldResult>(type.getRank(),
-                                    rewriter.getIndexAttr(1)));
+          SmallVector<OpFoldResult>(type.getRank(), rewriter.getIndexAttr(1)));
     }
 
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();

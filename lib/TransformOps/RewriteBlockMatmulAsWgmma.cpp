@@ -270,7 +270,8 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   NVVM::FenceProxyOp::create(
       b, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
   auto consumerBarrier = [&] {
     Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                             kConsumerBarrier);
@@ -297,7 +298,7 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
   // epilogue on the way; a partial tile at the problem's edge stores only
   // its valid part.
   int64_t elems = alignedChunk(cast<MemRefType>(bm.out.getType()),
-                              128 / bm.outType.getIntOrFloatBitWidth());
+                               128 / bm.outType.getIntOrFloatBitWidth());
   auto vecType = VectorType::get({elems}, b.getF32Type());
   forEachChunk(tid, bm.m, bm.n, elems, kWarpgroupThreads * l.consumers,
                dim(bm.out, 0), dim(bm.out, 1),
@@ -354,7 +355,8 @@ scf::ForOp WgmmaEmitter::emit() {
     NVVM::FenceMbarrierInitOp::create(b, loc);
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
     nvgpu::TmaPrefetchOp::create(b, loc, descA, Value());
     nvgpu::TmaPrefetchOp::create(b, loc, descB, Value());
   }
@@ -440,8 +442,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     int64_t fullM = cast<MemRefType>(a->source.getType()).getDimSize(0);
     int64_t fullN = cast<MemRefType>(bOperand->source.getType()).getDimSize(1);
     SmallVector<TiledOperand *> copied;
-    for (auto [operand, other] : {std::make_pair(&*a, fullN),
-                                  std::make_pair(&*bOperand, fullM)}) {
+    for (auto [operand, other] :
+         {std::make_pair(&*a, fullN), std::make_pair(&*bOperand, fullM)}) {
       auto type = cast<MemRefType>(operand->source.getType());
       if (!hasAlignedRows(type, 32) &&
           (!hasAlignedRows(type, 16) || other >= worthCopying))
@@ -449,8 +451,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     }
     SmallVector<Value> workspaces = copyToAlignedRows(
         rewriter, bm.launch,
-        llvm::map_to_vector(copied,
-                            [](TiledOperand *t) { return t->source; }));
+        llvm::map_to_vector(copied, [](TiledOperand *t) { return t->source; }));
     rewriter.setInsertionPoint(bm.launch);
     for (auto [operand, ws] : llvm::zip_equal(copied, workspaces))
       operand->source = memref::SubViewOp::create(

@@ -1,4 +1,4 @@
-//===- ApplySchedule.cpp - Apply a schedule with knobs chosen for the payload -===//
+//===- ApplySchedule.cpp - Apply schedules, knobs chosen for the payload --===//
 
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
@@ -107,8 +107,8 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
   for (const std::string &path : schedules) {
     Location loc = FileLineColLoc::get(context, path, 0, 0);
     if (!llvm::sys::fs::exists(path))
-      return emitError(loc) << "cannot open schedule file '" << path
-                            << "': no such file";
+      return emitError(loc)
+             << "cannot open schedule file '" << path << "': no such file";
     Library lib;
     lib.path = path;
     if (failed(transform::detail::parseTransformModuleFromFile(context, path,
@@ -278,9 +278,14 @@ FailureOr<SmallVector<Choice>> ApplySchedule::chooseKnobs(
   SmallVector<Choice> choices;
   std::string givenNote;
   if (!knobs.empty())
-    givenNote = "; knobs= sets " + llvm::join(llvm::map_range(knobs, [](const std::string &a) {
-                  return StringRef(a).split('=').first.trim().str();
-                }), ", ");
+    givenNote =
+        "; knobs= sets " +
+        llvm::join(
+            llvm::map_range(knobs,
+                            [](const std::string &a) {
+                              return StringRef(a).split('=').first.trim().str();
+                            }),
+            ", ");
 
   // 1. Every knob given.
   auto byName = knobsByName(lib.module.get());
@@ -294,8 +299,8 @@ FailureOr<SmallVector<Choice>> ApplySchedule::chooseKnobs(
   if (llvm::all_of(byName, [&](auto &entry) {
         return givenNames.contains(entry.first);
       })) {
-    choices.push_back({SmallVector<std::string>(knobs.begin(), knobs.end()),
-                       givenSource});
+    choices.push_back(
+        {SmallVector<std::string>(knobs.begin(), knobs.end()), givenSource});
     return choices;
   }
 
@@ -307,7 +312,7 @@ FailureOr<SmallVector<Choice>> ApplySchedule::chooseKnobs(
     shape = tessel::parseWorkloadKey(*workload);
   else
     llvm::consumeError(workload.takeError());
-  std::string chipName = !chip.empty()          ? chip
+  std::string chipName = !chip.empty()             ? chip
                          : !lib.targetChip.empty() ? lib.targetChip
                                                    : std::string("sm_90");
   tessel::ChipLimits limits = tessel::chipLimits(chipName, smCount);
@@ -359,8 +364,8 @@ FailureOr<SmallVector<Choice>> ApplySchedule::chooseKnobs(
           tessel::deviceArch(k.device) == arch ? db.best(k) : nullptr;
       if (!best && !device.empty()) {
         // Another GPU of the same architecture (an H200 for an H100).
-        for (const std::string &other : db.devicesFor({*workload, "", lib.hash,
-                                                       key.compiler}))
+        for (const std::string &other :
+             db.devicesFor({*workload, "", lib.hash, key.compiler}))
           if (tessel::deviceArch(other) == arch) {
             k.device = other;
             best = db.best(k);
@@ -370,9 +375,9 @@ FailureOr<SmallVector<Choice>> ApplySchedule::chooseKnobs(
       }
       if (!best)
         continue;
-      choices.push_back({withGiven(assignmentsOf(best->knobs), knobs),
-                         "tuned on " + k.device + note + " in " + path +
-                             givenNote});
+      choices.push_back(
+          {withGiven(assignmentsOf(best->knobs), knobs),
+           "tuned on " + k.device + note + " in " + path + givenNote});
       // A record the schedule now refuses (a knob point found unsafe after
       // it was tuned) falls back to the choices below.
       break;
@@ -384,9 +389,9 @@ FailureOr<SmallVector<Choice>> ApplySchedule::chooseKnobs(
     tessel::TuningKey key{*workload, device, lib.hash, tessel::compilerId()};
     SmallVector<std::pair<const tessel::TuningRecord *, std::string>> nearest;
     for (auto [path, db] : llvm::zip(dbs, *databases))
-      for (const tessel::TuningRecord *r : tessel::nearestRecords(
-               db, key, arch, *shape, kNearestCandidates,
-               /*excludeSelf=*/false))
+      for (const tessel::TuningRecord *r :
+           tessel::nearestRecords(db, key, arch, *shape, kNearestCandidates,
+                                  /*excludeSelf=*/false))
         nearest.emplace_back(r, path);
     for (auto &[r, path] : nearest)
       choices.push_back({withGiven(assignmentsOf(r->knobs), knobs),
@@ -394,8 +399,8 @@ FailureOr<SmallVector<Choice>> ApplySchedule::chooseKnobs(
                              r->key.device + " in " + path + givenNote});
   }
   if (shape && defaults != "schedule" && lib.space) {
-    for (const tessel::Candidate &c : tessel::rankByRule(
-             *lib.space, *shape, limits, fixed, kRuleCandidates))
+    for (const tessel::Candidate &c :
+         tessel::rankByRule(*lib.space, *shape, limits, fixed, kRuleCandidates))
       choices.push_back({withGiven(assignmentsOf(lib.space->values(c)), knobs),
                          "rule (" + limits.arch + ", " +
                              std::to_string(limits.smCount) + " SMs)" +
@@ -431,7 +436,8 @@ LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
   // schedule and knobs produced its kernels.
   SmallVector<NamedAttribute> selected;
   for (auto &[name, ops] : knobsByName(lib.module.get()))
-    selected.emplace_back(ops.front().getNameAttr(), *ops.front().getSelected());
+    selected.emplace_back(ops.front().getNameAttr(),
+                          *ops.front().getSelected());
   auto str = [&](StringRef s) { return StringAttr::get(ctx, s); };
   DictionaryAttr scheduleInfo = DictionaryAttr::get(
       ctx, {NamedAttribute(str("path"), str(lib.path)),

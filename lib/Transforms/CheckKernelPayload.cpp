@@ -39,7 +39,8 @@ static bool addressable(MemRefType type, unsigned indexBitwidth) {
     return true;
   unsigned bits = type.getElementTypeBitWidth();
   int64_t limit = (int64_t(1) << (indexBitwidth - 1)) - 1;
-  return bits == 0 || type.getNumElements() <= limit / llvm::divideCeil(bits, 8);
+  return bits == 0 ||
+         type.getNumElements() <= limit / llvm::divideCeil(bits, 8);
 }
 
 /// Checks one host function; reports the first problem found.
@@ -49,8 +50,8 @@ static LogicalResult checkFunction(func::FuncOp func, unsigned indexBitwidth) {
         memref && !addressable(memref, indexBitwidth))
       return func.emitError()
              << "argument #" << i << " of '" << func.getSymName()
-             << "' has type " << type << ": its "
-             << memref.getNumElements() << " elements need addresses beyond "
+             << "' has type " << type << ": its " << memref.getNumElements()
+             << " elements need addresses beyond "
              << "the kernels' " << indexBitwidth
              << "-bit indices (use index-bitwidth=64)";
     if (isa<TensorType>(type))

@@ -227,8 +227,9 @@ readTensorMap(func::FuncOp func, nvgpu::TmaCreateDescriptorOp create,
   if (auto subview = tensor.getDefiningOp<memref::SubViewOp>()) {
     // The leading part of a buffer: zero offsets, unit strides, static
     // sizes.
-    if (!llvm::all_of(subview.getMixedOffsets(),
-                      [](OpFoldResult o) { return isConstantIntValue(o, 0); }) ||
+    if (!llvm::all_of(
+            subview.getMixedOffsets(),
+            [](OpFoldResult o) { return isConstantIntValue(o, 0); }) ||
         !subview.hasUnitStride() || !subview.getType().hasStaticShape())
       return create.emitError()
              << "tensor map of a subview that is not the leading part of "

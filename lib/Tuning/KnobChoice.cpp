@@ -140,8 +140,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   } else if (wgmma) {
     int64_t bm = roundUp(em, 64), bn = roundUp(en, 64);
     threads = 128 * (bm / 64 + 1);
-    smem = std::max(stages * (bm + bn) * 64 * inBytes, bm * (bn + 8) * 4) +
-           1024;
+    smem =
+        std::max(stages * (bm + bn) * 64 * inBytes, bm * (bn + 8) * 4) + 1024;
     if (bn / 2 > 128)
       return kInfeasible;
   }
@@ -157,12 +157,11 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // One block's work (whole granules of M and N, whole K steps) over the
   // efficiency of its tile: operand traffic per multiply-add falls as
   // 1/tm + 1/tn (per thread tile for SIMT).
-  double work = double(roundUp(em, granule)) * roundUp(en, granule) *
-                double(kSteps * tk);
-  double efficiency =
-      simt ? 1.0 / (1.0 + 2.0 * (1.0 / *thm + 1.0 / *thn) +
-                    8.0 * (1.0 / em + 1.0 / en))
-           : 1.0 / (1.0 + 32.0 * (1.0 / em + 1.0 / en));
+  double work =
+      double(roundUp(em, granule)) * roundUp(en, granule) * double(kSteps * tk);
+  double efficiency = simt ? 1.0 / (1.0 + 2.0 * (1.0 / *thm + 1.0 / *thn) +
+                                    8.0 * (1.0 / em + 1.0 / en))
+                           : 1.0 / (1.0 + 32.0 * (1.0 / em + 1.0 / en));
   if (wm && wn)
     efficiency /= 1.0 + 8.0 * (1.0 / *wm + 1.0 / *wn);
   // SIMT blocks read A and B straight from global memory and need about a
@@ -190,7 +189,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   };
   std::optional<int64_t> defaultStages = p.defaultOf("stages");
   if (defaultStages && !simt)
-    prefer("stages", std::min<int64_t>(*defaultStages, std::max<int64_t>(kSteps, 1)),
+    prefer("stages",
+           std::min<int64_t>(*defaultStages, std::max<int64_t>(kSteps, 1)),
            0.02);
   // SIMT blocks read A and B straight from global memory: 4-deep K steps
   // won most often on an H100.
@@ -219,8 +219,7 @@ tessel::rankByRule(const SearchSpace &space, const ProblemShape &problem,
                    const ChipLimits &chip,
                    const std::map<std::string, std::string> &fixed,
                    size_t limit) {
-  int64_t inBytes =
-      llvm::StringRef(problem.types).starts_with("f32") ? 4 : 2;
+  int64_t inBytes = llvm::StringRef(problem.types).starts_with("f32") ? 4 : 2;
   std::vector<std::pair<double, Candidate>> scored;
   uint64_t size = space.size();
   for (uint64_t index = 0; index < size; ++index) {
@@ -236,8 +235,9 @@ tessel::rankByRule(const SearchSpace &space, const ProblemShape &problem,
     if (t != kInfeasible)
       scored.emplace_back(t, std::move(c));
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto &x, const auto &y) { return x.first < y.first; });
+  std::stable_sort(
+      scored.begin(), scored.end(),
+      [](const auto &x, const auto &y) { return x.first < y.first; });
   std::vector<Candidate> ranked;
   for (auto &[t, c] : scored) {
     if (ranked.size() >= limit)

@@ -24,8 +24,8 @@ getSingleIntParam(mlir::transform::TransformState &state, mlir::Value param);
 /// The silenceable failure of transform op `op` on payload op `target`:
 /// `message` at the transform op, with a "target op" note at `target`.
 mlir::DiagnosedSilenceableFailure
-failOnTarget(mlir::transform::TransformOpInterface op,
-             mlir::Operation *target, const llvm::Twine &message);
+failOnTarget(mlir::transform::TransformOpInterface op, mlir::Operation *target,
+             const llvm::Twine &message);
 
 /// Registers Tessel's transform ops as an extension of the transform dialect.
 void registerTransformDialectExtension(mlir::DialectRegistry &registry);

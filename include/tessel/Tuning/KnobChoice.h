@@ -1,4 +1,4 @@
-//===- KnobChoice.h - Knob values for a shape without a tuned record -*- C++ -*-===//
+//===- KnobChoice.h - Knob values without a tuned record --------*- C++ -*-===//
 //
 // When no tuning record of a workload exists, tessel-apply-schedule picks a
 // schedule's knob values by one of two documented methods
@@ -36,9 +36,9 @@ std::optional<ProblemShape> parseWorkloadKey(llvm::StringRef workload);
 
 /// What the rule knows of the GPU.
 struct ChipLimits {
-  std::string arch;          // "sm_90": a chip without its "a" suffix.
-  int64_t smCount = 132;     // Multiprocessors.
-  int64_t sharedMemory = 0;  // Bytes one block may use.
+  std::string arch;         // "sm_90": a chip without its "a" suffix.
+  int64_t smCount = 132;    // Multiprocessors.
+  int64_t sharedMemory = 0; // Bytes one block may use.
   int64_t sharedMemoryPerSM = 0;
 };
 
@@ -55,11 +55,10 @@ std::string deviceArch(llvm::StringRef device);
 /// on `chip`, fastest first, and returns the first `limit`. Points that
 /// disagree with `fixed` (knob name -> value, e.g. from knobs=) are left
 /// out. Knobs the rule does not model keep their schedule default.
-std::vector<Candidate> rankByRule(const SearchSpace &space,
-                                  const ProblemShape &problem,
-                                  const ChipLimits &chip,
-                                  const std::map<std::string, std::string> &fixed,
-                                  size_t limit);
+std::vector<Candidate>
+rankByRule(const SearchSpace &space, const ProblemShape &problem,
+           const ChipLimits &chip,
+           const std::map<std::string, std::string> &fixed, size_t limit);
 
 /// The best record (the tuner's selection, else the fastest correct one) of
 /// each workload of `db` with the same types, schedule hash and compiler as
@@ -68,8 +67,8 @@ std::vector<Candidate> rankByRule(const SearchSpace &space,
 /// most `limit`; `key.workload` itself is left out when `excludeSelf`.
 std::vector<const TuningRecord *>
 nearestRecords(const TuningDatabase &db, const TuningKey &key,
-               llvm::StringRef arch, const ProblemShape &problem,
-               size_t limit, bool excludeSelf);
+               llvm::StringRef arch, const ProblemShape &problem, size_t limit,
+               bool excludeSelf);
 
 } // namespace tessel
 
