@@ -1,5 +1,4 @@
-//===- CopyToAlignedRows.cpp - Read misaligned matrices from aligned copies
-//-===//
+//===- CopyToAlignedRows.cpp - Misaligned matrices from aligned copies ---===//
 //
 // transform.tessel.copy_to_aligned_rows: a launch's read-only matrices
 // whose rows are misaligned are copied, before the launch, into workspaces
