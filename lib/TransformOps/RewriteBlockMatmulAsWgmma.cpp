@@ -387,6 +387,13 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
   if (failed(stages))
     return emitDefiniteFailure()
            << "expected each param to hold exactly one integer";
+  // Rows on 16- but not 32-byte boundaries are copied once the other
+  // operand's extent reaches this (docs/any-shape.md).
+  int64_t worthCopying = getCopy_16bRowsFrom().value_or(1536);
+  if (worthCopying < 0)
+    return emitDefiniteFailure()
+           << "copy_16b_rows_from = " << worthCopying
+           << " must not be negative (0 copies every such operand)";
   auto transformOp = cast<transform::TransformOpInterface>(getOperation());
 
   SmallVector<Operation *> loops;
@@ -438,7 +445,6 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // moved against 2 * M * N * K flops, once the other operand's dimension
     // (N for A, M for B) reaches copy_16b_rows_from (an optional attribute:
     // when absent the schedule's text, and so its hash, stays as it was).
-    int64_t worthCopying = getCopy_16bRowsFrom().value_or(1536);
     int64_t fullM = cast<MemRefType>(a->source.getType()).getDimSize(0);
     int64_t fullN = cast<MemRefType>(bOperand->source.getType()).getDimSize(1);
     SmallVector<TiledOperand *> copied;

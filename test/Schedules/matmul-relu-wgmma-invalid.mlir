@@ -8,6 +8,15 @@
 // RUN: not tessel-opt %s --split-input-file \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=256,tile_n=256,stages=6" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SMEM
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: sed 's/^        stages %%stages$/        stages %%stages {copy_16b_rows_from = -1 : i64}/' \
+// RUN:   %schedules/matmul_relu_wgmma.mlir > %t/negative.mlir
+// RUN: not tessel-opt %s --split-input-file \
+// RUN:   --tessel-apply-schedule="schedule=%t/negative.mlir" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NEGATIVE
+
+// A negative copy_16b_rows_from is refused (third RUN), on every payload.
+// NEGATIVE: negative.mlir:{{[0-9]+}}:{{[0-9]+}}: error: copy_16b_rows_from = -1 must not be negative (0 copies every such operand)
 
 // f32 inputs have no wgmma instruction here (tf32 is not used).
 // CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: wgmma needs f16 or bf16 inputs (both the same) and an f32 accumulator

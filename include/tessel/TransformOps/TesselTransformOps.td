@@ -368,7 +368,7 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     `stages < 2`; the ring or the staged tile exceeds the
     227 KiB of shared memory of an sm_90 block; the output type does not
     fill 16-byte stores. Fails definitely when `stages` does not hold
-    exactly one integer.
+    exactly one integer, or when `copy_16b_rows_from` is negative.
   }];
 
   let arguments = (ins TransformHandleTypeInterface:$target,
