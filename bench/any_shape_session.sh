@@ -10,7 +10,8 @@
 # issue's shapes through tessel.matmul_relu, timed against cuBLASLt),
 # any:I/N (slice I of N of the 300 shapes), sweep-wgmma, sweep-simt,
 # sweep-mma (every knob point at one shape), pytest, lit, anchors (untuned
-# vs tuned on ANCHORS.md's shapes).
+# vs tuned on ANCHORS.md's shapes), named (the issue's shapes against
+# cuBLASLt), compare:NAME (bench/compare_variants.py on bench/cases/NAME.json).
 set -uo pipefail
 out=$1; shift
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -92,6 +93,15 @@ for step in "$@"; do
       (cd /tmp/tessel/tessel && timeout 580 ./run-tests.sh 2>&1 | tail -25) ;;
     pytest)
       (cd "$here" && timeout 500 python3 -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -15) ;;
+    named)
+      # The issue's named shapes against cuBLASLt's fused ReLU.
+      timeout 400 python3 "$here/bench/any_shape.py" --out "$out/named" \
+        --shapes 4095x4097x4099:f16,2000x3000x1500:f16,1000x1000x1000:f16,8191x8191x8191:bf16,2048x2048x2047:f16,5000x5000x5000:bf16 2>&1 | tail -12 ;;
+    compare:*)
+      # bench/compare_variants.py on bench/cases/NAME.json.
+      name=${step#compare:}
+      timeout 580 python3 "$here/bench/compare_variants.py" --cases "$here/bench/cases/$name.json" \
+        --out "$out/compare-$name.json" 2>&1 | grep -v Warn | tail -40 ;;
     anchors)
       timeout 580 python3 "$here/bench/untuned_vs_tuned.py" --out "$out/anchors" 2>&1 | tail -30 ;;
   esac

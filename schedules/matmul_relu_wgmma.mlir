@@ -27,9 +27,9 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
   transform.named_sequence @__transform_main(
       %root: !transform.any_op {transform.consumed}) {
     %tile_m = transform.tune.knob<"tile_m"> = 128 : i64
-        from options = [64, 128, 256] -> !transform.param<i64>
+        from options = [64, 128, 192, 256] -> !transform.param<i64>
     %tile_n = transform.tune.knob<"tile_n"> = 128 : i64
-        from options = [64, 128, 256] -> !transform.param<i64>
+        from options = [64, 128, 192, 256] -> !transform.param<i64>
     %stages = transform.tune.knob<"stages"> = 4 : i64
         from options = [2, 3, 4, 5, 6] -> !transform.param<i64>
     %group_m = transform.tune.knob<"group_m"> = 8 : i64

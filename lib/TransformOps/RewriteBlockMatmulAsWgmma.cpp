@@ -61,6 +61,11 @@ static constexpr int64_t kStagePad = 8;
 static constexpr int64_t kMaxSharedMemory = 232448;
 /// Accumulator registers per consumer thread above which the kernel spills.
 static constexpr int64_t kMaxAccumulatorRegs = 128;
+/// Registers of an SM, and those a consumer thread needs besides its
+/// accumulators (addresses, barriers, loop state: 26-38 in the tuned kernels
+/// on an H100, fewer under pressure).
+static constexpr int64_t kRegisterFile = 65536;
+static constexpr int64_t kOtherRegs = 24;
 /// Named barrier (0 is __syncthreads) the consumer warpgroups share.
 static constexpr int64_t kConsumerBarrier = 1;
 
@@ -88,6 +93,13 @@ static WgmmaLayout computeLayout(const BlockMatmul &bm, int64_t stages) {
   return l;
 }
 
+/// The registers each of `threads` threads of a block can have: the register
+/// file shared out in whole warps, 8 registers per thread at a time.
+static int64_t registersPerThread(int64_t threads) {
+  int64_t warps = llvm::divideCeil(threads, 32);
+  return std::min<int64_t>(255, kRegisterFile / (warps * 32) / 8 * 8);
+}
+
 /// Checks the block tile and `stages`; returns why they do not fit, or an
 /// empty string.
 static std::string checkConfig(const BlockMatmul &bm, int64_t stages) {
@@ -113,6 +125,11 @@ static std::string checkConfig(const BlockMatmul &bm, int64_t stages) {
        << " stages needs " << l.sharedBytes
        << " bytes of shared memory; an sm_90 block has at most "
        << kMaxSharedMemory;
+  else if (bm.n / 2 + kOtherRegs > registersPerThread(l.threads))
+    os << "the " << bm.m << "x" << bm.n << " tile needs " << bm.n / 2
+       << " accumulator registers per thread, but its " << l.threads
+       << " threads get at most " << registersPerThread(l.threads)
+       << " registers each; the kernel would spill";
   return msg;
 }
 

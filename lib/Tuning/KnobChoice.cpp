@@ -142,7 +142,11 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     threads = 128 * (bm / 64 + 1);
     smem =
         std::max(stages * (bm + bn) * 64 * inBytes, bm * (bn + 8) * 4) + 1024;
-    if (bn / 2 > 128)
+    // Accumulators (bn / 2 per consumer thread) and about 24 other
+    // registers per thread must fit the register file shared by the
+    // block's warps, or the kernel spills.
+    int64_t regs = std::min<int64_t>(255, 65536 / threads / 8 * 8);
+    if (bn / 2 > 128 || bn / 2 + 24 > regs)
       return kInfeasible;
   }
   if (threads > 1024 || threads < 1 || smem > chip.sharedMemory)
@@ -173,6 +177,22 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     efficiency *= std::min(1.0, double(resident) / 1024.0);
   }
   double time = double(perSM) * work / efficiency;
+  // wgmma, calibrated on an H100's tuning records and tile pairs
+  // (docs/knob-rule.md): one consumer warpgroup alone on an SM keeps the
+  // tensor cores busy about 70% of the time; three consumers, capped at
+  // 128 registers each, run about 15% slower per multiply-add; and each
+  // block pays a fixed cost (pipeline fill, epilogue, launch) worth about
+  // 6M multiply-adds.
+  if (wgmma) {
+    int64_t consumers = roundUp(em, 64) / 64;
+    int64_t resident = std::max<int64_t>(
+        1, std::min({perSM, chip.sharedMemoryPerSM / smem, 2048 / threads}));
+    if (resident * consumers == 1)
+      efficiency *= 0.7;
+    if (consumers == 3)
+      efficiency *= 0.85;
+    time = double(perSM) * (work / efficiency + 6e6);
+  }
 
   // Preferences among points of equal estimate: the pipeline depth, K step
   // and other knobs the schedule chose by default, a block order grouped by

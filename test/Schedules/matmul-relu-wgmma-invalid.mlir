@@ -8,6 +8,9 @@
 // RUN: not tessel-opt %s --split-input-file \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=256,tile_n=256,stages=6" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SMEM
+// RUN: not tessel-opt %s --split-input-file \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=192,tile_n=256,stages=3" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REGS
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: sed 's/^        stages %%stages$/        stages %%stages {copy_16b_rows_from = -1 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/negative.mlir
@@ -15,7 +18,7 @@
 // RUN:   --tessel-apply-schedule="schedule=%t/negative.mlir" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NEGATIVE
 
-// A negative copy_16b_rows_from is refused (third RUN), on every payload.
+// A negative copy_16b_rows_from is refused (fourth RUN), on every payload.
 // NEGATIVE: negative.mlir:{{[0-9]+}}:{{[0-9]+}}: error: copy_16b_rows_from = -1 must not be negative (0 copies every such operand)
 
 // f32 inputs have no wgmma instruction here (tf32 is not used).
@@ -45,6 +48,10 @@ func.func @f32_inputs(%A: tensor<256x256xf32>, %B: tensor<256x512xf32>,
 // Valid with the default knobs; with 256x256 tiles and 6 stages (second RUN)
 // the ring needs 6 x 64 KiB + 1024 bytes, more than the 227 KiB a block may
 // use.
+// With 192x256 tiles (third RUN), the three consumer warpgroups and the
+// producer are 512 threads, which get 128 registers each: too few for 128
+// accumulators and the rest.
+// REGS:       matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the 192x256 tile needs 128 accumulator registers per thread, but its 512 threads get at most 128 registers each; the kernel would spill
 // CHECK-NOT:  error:
 // SMEM:       matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the 256x256 tile with 6 stages needs 394240 bytes of shared memory; an sm_90 block has at most 232448
 // SMEM:       matmul-relu-wgmma-invalid.mlir:[[# @LINE + 7]]:9: note: target op

@@ -6,6 +6,9 @@
 // RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/partial -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/partial/matmul_relu_kernel.ptx
+// RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=192,tile_n=192,stages=4,group_m=8" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/t192 -o /dev/null
+// RUN: FileCheck %s --check-prefix=T192 --input-file=%t/t192/matmul_relu_kernel.ptx
 // RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/unaligned -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t/unaligned/matmul_relu.launch.json
@@ -43,6 +46,12 @@
 // The full chunks: 16-byte stores; the edge ones: predicated 2-byte stores.
 // PTX-DAG: st.global.v4.b32
 // PTX-DAG: st.global.b16
+
+// 192x192 tiles: three consumer warpgroups and the producer (128 x 4
+// threads), each consumer one m64n192 wgmma per k16 step; 1000 = 5 x 192
+// + 40 rows and columns.
+// T192: .maxntid 128, 4, 1
+// T192: wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16
 
 // 2000x3000x1500 f16: A's 1500-element rows (3000 bytes) do not start on
 // 16-byte boundaries, which TMA needs. A is first copied by a kernel of its

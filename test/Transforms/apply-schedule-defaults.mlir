@@ -58,6 +58,14 @@
 // NONE: matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: wgmma needs f16 or bf16 inputs (both the same) and an f32 accumulator
 // NONE: matmul_relu_1024_f32.mlir:4:1: error: no schedule serves this payload: schedule '{{.*}}matmul_relu_wgmma.mlir' cannot serve it: wgmma needs f16 or bf16 inputs (both the same) and an f32 accumulator; schedule '{{.*}}matmul_relu_mma.mlir' cannot serve it: mma.sync needs f16 or bf16 inputs (both the same) and an f32 accumulator
 
+// 2000x3000x1500: 128x192 blocks are 16 x 16 = 256, two waves on 132 SMs,
+// where 128x128 blocks would be 3 waves and 128x256 blocks 1.5
+// (bench/results/any-shape/tile192.md: 52 against 57 us).
+// RUN: tessel-opt %S/Inputs/matmul-relu-2000x3000x1500-f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVES
+// WAVES: knob_source = "rule (sm_90, 132 SMs)", knobs = {group_m = 8 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 192 : i64}
+
 // Knobs one schedule lacks make it skip that schedule (stage_output is an
 // mma.sync knob).
 // RUN: tessel-opt %examples/matmul_relu_1024_f16.mlir \

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Times variants of one kernel against each other, in one process, on the
+same inputs: each variant is a schedule and/or knobs for a shape. Every
+output is poisoned with NaN first and checked against a float64 reference
+before its time counts; each time is the lower of the do_bench medians of
+two interleaved rounds (as bench/any_shape.py times its contenders).
+
+    python3 bench/compare_variants.py --cases cases.json --out OUT.json
+
+cases.json is a list of cases:
+
+    [{"m": 2000, "n": 3000, "k": 1500, "dtype": "f16",
+      "variants": {"old": {"knobs": "tile_m=128,tile_n=128,stages=4,group_m=8"},
+                   "new": {"knobs": "tile_m=128,tile_n=192,stages=4,group_m=8",
+                           "schedule": "schedules/matmul_relu_wgmma.mlir"}}}]
+
+A variant without "knobs" takes the rule's (no tuning records are read).
+The output lists each case's variants (knobs applied, launches, ms,
+TFLOP/s, error) and the time ratio of each variant to the first one
+(first time / variant time: above 1 is faster).
+"""
+
+import argparse
+import datetime
+import json
+import math
+import pathlib
+import sys
+import warnings
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "bench"))
+from any_shape import TOLERANCE, bench_ms, check  # noqa: E402
+
+
+def geomean(xs):
+    xs = [x for x in xs if x]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cases", required=True)
+    p.add_argument("--out", required=True)
+    args = p.parse_args()
+
+    import torch
+    import triton
+    import tessel
+    from tessel import runtime
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    warnings.simplefilter("ignore", tessel.TesselWarning)
+    device = runtime.Device.get(0)
+    cases = json.loads(pathlib.Path(args.cases).read_text())
+    tdts = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+    rows = []
+    for case in cases:
+        m, n, k, dtype = case["m"], case["n"], case["k"], case["dtype"]
+        a = torch.randn(m, k, device="cuda", dtype=tdts[dtype])
+        b = torch.randn(k, n, device="cuda", dtype=tdts[dtype])
+        c = torch.empty(m, n, device="cuda", dtype=tdts[dtype])
+        ref = torch.relu(a.double() @ b.double())
+        row = {"m": m, "n": n, "k": k, "dtype": dtype, "variants": {}}
+        kernels = {}
+        for name, v in case["variants"].items():
+            out = row["variants"][name] = {}
+            try:
+                schedule = v.get("schedule")
+                comp = tessel.compile_matmul_relu(
+                    m, n, k, dtype,
+                    schedule=str(ROOT / schedule) if schedule else None,
+                    knobs=v.get("knobs"), databases=[], device=device.key,
+                    chip=device.chip, sm_count=device.sm_count)
+                kern = tessel.Kernel(comp, device)
+                c.fill_(float("nan"))
+                kern(a, b, c)
+                torch.cuda.synchronize()
+                ok, err, why = check(c, ref, dtype, torch)
+                out.update(knobs=comp.knobs, source=comp.knob_source,
+                           launches=len(json.loads(
+                               comp.launch_file.read_text())["launches"]),
+                           rel_error=err, passed=bool(ok))
+                if ok:
+                    kernels[name] = kern
+                else:
+                    out["error"] = why or f"relative error {err:.3g}"
+            except Exception as e:  # noqa: BLE001
+                out.update(passed=False, error=str(e)[-800:])
+        times = {name: [] for name in kernels}
+        for _ in range(2):
+            for name, kern in kernels.items():
+                times[name].append(bench_ms(lambda: kern(a, b, c), triton))
+        first = next(iter(case["variants"]))
+        for name, ts in times.items():
+            out = row["variants"][name]
+            out["ms"] = min(ts)
+            out["tflops"] = 2.0 * m * n * k / out["ms"] / 1e9
+        base = row["variants"][first].get("ms")
+        for name in times:
+            if base:
+                row["variants"][name]["vs_first"] = \
+                    base / row["variants"][name]["ms"]
+        rows.append(row)
+        print(f"{m}x{n}x{k} {dtype}: " + ", ".join(
+            f"{name} {v.get('ms', 0) * 1e3:.1f} us"
+            f" x{v.get('vs_first', 0):.3f}" if v.get("passed")
+            else f"{name} FAILED {v.get('error', '')[:200]}"
+            for name, v in row["variants"].items()), flush=True)
+    names = list(cases[0]["variants"]) if cases else []
+    summary = {name: geomean([r["variants"].get(name, {}).get("vs_first")
+                              for r in rows]) for name in names[1:]}
+    failed = sum(not v.get("passed") for r in rows
+                 for v in r["variants"].values())
+    meta = {"device": device.name, "date": datetime.date.today().isoformat(),
+            "torch": torch.__version__, "command": " ".join(sys.argv),
+            "cases": args.cases, "summary": summary, "failed": failed,
+            "rows": rows}
+    out = pathlib.Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(meta, indent=1) + "\n")
+    print("geomean vs first: " + ", ".join(
+        f"{k} {v:.3f}" for k, v in summary.items()) + f"; {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Fits the constants of the knob rule's wgmma terms (docs/knob-rule.md)
+to measured block tiles: a tuning database's records (every tile it timed
+per workload) and bench/compare_variants.py outputs (two or more tiles per
+shape, timed in one process). No GPU needed.
+
+    python3 bench/fit_wgmma_rule.py schedules/tuned/matmul_relu_wgmma-h100.json \\
+        bench/results/any-shape/compare-tile192.json \\
+        bench/results/any-shape/compare-rule-wgmma-v2.json
+
+For each workload the model picks the tile of lowest estimate among the
+measured ones; its loss is log(best time of that tile / best time of the
+workload). The script prints the loss of the efficiency term alone, of the
+constants in lib/Tuning/KnobChoice.cpp, and of the grid's best, with the
+workloads where that best misses by more than 2%. It mirrors estimate() in
+KnobChoice.cpp for wgmma points (tile_m, tile_n, stages) on 132 SMs.
+"""
+
+import argparse
+import collections
+import itertools
+import json
+import math
+
+SMS = 132
+SHARED_PER_SM = 233472
+SHIPPED = dict(a=32, fill=6e6, c1=0.7, c3=0.85)
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def estimate(m, n, k, tm, tn, stages, p):
+    em, en = min(tm, cdiv(m, 64) * 64), min(tn, cdiv(n, 64) * 64)
+    bm, bn = cdiv(em, 64) * 64, cdiv(en, 64) * 64
+    consumers = bm // 64
+    threads = 128 * (consumers + 1)
+    regs = min(255, 65536 // threads // 8 * 8)
+    if bn // 2 > 128 or bn // 2 + 24 > regs:
+        return None
+    per_sm = cdiv(cdiv(m, em) * cdiv(n, en), SMS)
+    work = bm * bn * cdiv(k, 64) * 64
+    eff = 1 / (1 + p["a"] * (1 / em + 1 / en))
+    smem = max(stages * (bm + bn) * 64 * 2, bm * (bn + 8) * 4) + 1024
+    resident = max(1, min(per_sm, SHARED_PER_SM // smem, 2048 // threads))
+    if resident * consumers == 1:
+        eff *= p["c1"]
+    if consumers == 3:
+        eff *= p["c3"]
+    return per_sm * (work / eff + p["fill"])
+
+
+def load(paths):
+    data = collections.defaultdict(dict)  # workload -> {(tm, tn, st): ms}
+
+    def add(key, knobs, ms):
+        t = (int(knobs["tile_m"]), int(knobs["tile_n"]), int(knobs["stages"]))
+        data[key][t] = min(data[key].get(t, math.inf), ms)
+
+    for path in paths:
+        d = json.load(open(path))
+        if d.get("format") == "tessel-tuning-db":
+            for r in d["records"]:
+                if r["status"] == "ok":
+                    _, dims, types = r["workload"].split()[:3]
+                    m, n, k = map(int, dims.split("x"))
+                    add((m, n, k, types.split("->")[0]), r["knobs"],
+                        r["median_ms"])
+        else:
+            for row in d["rows"]:
+                for v in row["variants"].values():
+                    if v.get("passed"):
+                        add((row["m"], row["n"], row["k"], row["dtype"]),
+                            v["knobs"], v["ms"])
+    return data
+
+
+def loss(data, p, report=False):
+    total, misses = 0.0, 0
+    for key, points in sorted(data.items()):
+        m, n, k, _ = key
+        scored = [(e, t) for t in points
+                  if (e := estimate(m, n, k, *t, p)) is not None]
+        if not scored:
+            continue
+        tile = min(scored)[1][:2]
+        picked = min(ms for t, ms in points.items() if t[:2] == tile)
+        best = min(points.values())
+        miss = math.log(picked / best)
+        total += miss
+        misses += miss > math.log(1.02)
+        if report and miss > math.log(1.02):
+            print(f"  {key}: picks {tile[0]}x{tile[1]}, {picked / best:.3f}x "
+                  f"the best ({min(points, key=points.get)})")
+    return total, misses
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="+")
+    args = ap.parse_args()
+    data = load(args.files)
+    print(f"{len(data)} workloads")
+    alone = dict(a=32, fill=0, c1=1, c3=1)
+    for name, p in (("efficiency term alone", alone), ("shipped", SHIPPED)):
+        total, misses = loss(data, p)
+        print(f"{name} {p}: loss {total:.3f}, "
+              f"{len(data) - misses} of {len(data)} within 2%")
+    grid = itertools.product([24, 32, 48, 64, 96],
+                             [0, 1e6, 2e6, 3e6, 4e6, 6e6, 8e6, 12e6],
+                             [1.0, 0.85, 0.7, 0.6, 0.5],
+                             [1.0, 0.9, 0.85, 0.8, 0.75])
+    best = min(((loss(data, p)[0], p) for p in
+                (dict(a=a, fill=f, c1=c1, c3=c3) for a, f, c1, c3 in grid)),
+               key=lambda lp: lp[0])
+    total, misses = loss(data, best[1], report=True)
+    print(f"grid best {best[1]}: loss {total:.3f}, "
+          f"{len(data) - misses} of {len(data)} within 2%")
+
+
+if __name__ == "__main__":
+    main()
