@@ -8,7 +8,7 @@
 # partial (partial tiles in all schedules at two knob points each),
 # unaligned (rows that are not 16-byte aligned, all schedules), fixed (the
 # issue's shapes through tessel.matmul_relu, timed against cuBLASLt),
-# any:I/N (slice I of N of the 300 shapes), sweep-wgmma, sweep-simt,
+# any:I/N (slice I of N of the 300 shapes), sweep-wgmma, sweep-read, sweep-simt,
 # sweep-mma (every knob point at one shape), pytest, lit, anchors (untuned
 # vs tuned on ANCHORS.md's shapes), named (the shapes against
 # cuBLASLt), compare:NAME (bench/compare_variants.py on bench/cases/NAME.json).
@@ -28,6 +28,10 @@ check() { python3 "$here/bench/check_shapes.py" --tools $T "$@"; }
 W="$here/schedules/matmul_relu_wgmma.mlir"
 M="$here/schedules/matmul_relu_mma.mlir"
 S="$here/schedules/matmul_relu_simt.mlir"
+# The wgmma schedule with every misaligned operand read by the producer
+# warpgroup (bench/cases/read-misaligned.json uses it).
+R=/tmp/read-misaligned-rows.mlir
+sed 's/^        stages %stages$/        stages %stages {read_misaligned_rows_max_k = 1000000 : i64}/' "$W" > $R
 for step in "$@"; do
   echo "== $step $(date +%T)"
   case $step in
@@ -63,6 +67,10 @@ for step in "$@"; do
       timeout 590 python3 "$here/bench/any_shape.py" --part $part --out "$out/any-${part/\//of}" 2>&1 | tail -25 ;;
     sweep-wgmma)
       check --chip sm_90a --schedule $W --shapes 2000x2056x264 --dtypes f16 --sweep --run-jobs 8 --out "$out/sweep-wgmma.json" 2>&1 | tail -12 ;;
+    sweep-read)
+      # Every wgmma knob point with misaligned operands read in the kernel.
+      check --chip sm_90a --schedule $R --shapes 520x390x263,77x33x19 --dtypes f16 --sweep --run-jobs 8 \
+        --out "$out/sweep-read.json" 2>&1 | tail -12 ;;
     sweep-simt)
       check --chip sm_90 --schedule $S --shapes 200x136x72 --dtypes f32 --sweep --run-jobs 8 --out "$out/sweep-simt.json" 2>&1 | tail -12 ;;
     sweep-mma)

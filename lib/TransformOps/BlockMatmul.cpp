@@ -293,6 +293,28 @@ void KernelBuilder::forEachChunk(
   }
 }
 
+Value KernelBuilder::loadValid(VectorType type, Value source,
+                               ValueRange indices, Value valid) {
+  int64_t width = type.getNumElements();
+  if (getConstantIntValue(valid) == width)
+    return vector::LoadOp::create(b, loc, type, source, indices);
+  auto full = scf::IfOp::create(b, loc, type, eq(valid, width),
+                                /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(full.thenBlock());
+  scf::YieldOp::create(
+      b, loc,
+      ValueRange{vector::LoadOp::create(b, loc, type, source, indices)});
+  b.setInsertionPointToStart(full.elseBlock());
+  Value mask = vector::CreateMaskOp::create(
+      b, loc, VectorType::get({width}, b.getI1Type()), ValueRange{valid});
+  Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  scf::YieldOp::create(b, loc,
+                       ValueRange{vector::MaskedLoadOp::create(
+                           b, loc, type, source, indices, mask, zeros)});
+  return full.getResult(0);
+}
+
 void KernelBuilder::storeValid(Value value, Value dest, ValueRange indices,
                                Value valid) {
   int64_t width = cast<VectorType>(value.getType()).getNumElements();
@@ -394,22 +416,8 @@ private:
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(any.thenBlock());
     auto vecType = VectorType::get({elems}, type.getElementType());
-    auto full = scf::IfOp::create(b, loc, vecType, eq(valid, elems),
-                                  /*withElse=*/true);
-    b.setInsertionPointToStart(full.thenBlock());
-    scf::YieldOp::create(b, loc,
-                         ValueRange{vector::LoadOp::create(
-                             b, loc, vecType, source, ValueRange{row, col})});
-    b.setInsertionPointToStart(full.elseBlock());
-    Value mask = vector::CreateMaskOp::create(
-        b, loc, VectorType::get({elems}, b.getI1Type()), ValueRange{valid});
-    Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
-    scf::YieldOp::create(
-        b, loc,
-        ValueRange{vector::MaskedLoadOp::create(
-            b, loc, vecType, source, ValueRange{row, col}, mask, zeros)});
-    b.setInsertionPointAfter(full);
-    storeValid(full.getResult(0), ws, ValueRange{row, col}, valid);
+    storeValid(loadValid(vecType, source, ValueRange{row, col}, valid), ws,
+               ValueRange{row, col}, valid);
   }
 };
 

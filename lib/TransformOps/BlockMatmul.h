@@ -169,6 +169,12 @@ protected:
       mlir::Value tid, int64_t rows, int64_t cols, int64_t width,
       int64_t threads, mlir::Value validRows, mlir::Value validCols,
       llvm::function_ref<void(mlir::Value, mlir::Value, mlir::Value)> body);
+  /// Loads a 1-D vector of `type` from `source[indices]`: its first `valid`
+  /// elements (all when `valid` is the constant width), zeros past them. A
+  /// full load when all are valid at run time, a masked one otherwise,
+  /// which reads nothing when `valid` is 0.
+  mlir::Value loadValid(mlir::VectorType type, mlir::Value source,
+                        mlir::ValueRange indices, mlir::Value valid);
   /// Stores the 1-D vector `value` at `dest[indices]`, only its first
   /// `valid` elements (all when `valid` is the constant width): a full
   /// store when all are valid at run time, a masked one otherwise.

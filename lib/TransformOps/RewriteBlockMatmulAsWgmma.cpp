@@ -11,7 +11,9 @@
 //     and 64 x BN tiles of B (as BN / 64 boxes of 64 x 64) with
 //     nvgpu.tma.async.load into a ring of `stages` shared-memory buffers,
 //     128-byte swizzled, each guarded by a "full" mbarrier (transaction
-//     count) and an "empty" mbarrier (consumer arrivals);
+//     count) and an "empty" mbarrier (consumer arrivals); with a K of one
+//     step, an operand whose rows TMA cannot read is instead read by all
+//     128 producer threads and stored swizzled, as TMA would;
 //   - BM / 64 consumer warpgroups each compute 64 x BN of the tile with
 //     nvgpu.warpgroup.mma (wgmma m64nBNk16, f32 accumulators in registers),
 //     keeping one wgmma group in flight, and release a buffer as soon as
@@ -29,6 +31,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/TransformOps/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -138,10 +141,12 @@ namespace {
 /// Emits the rewrite; all values are `index` unless stated.
 class WgmmaEmitter : KernelBuilder {
 public:
+  /// `readA` / `readB`: the producer warpgroup reads that operand itself
+  /// (rows TMA cannot read) instead of loading it with TMA.
   WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
-               TiledOperand a, TiledOperand bOperand)
+               TiledOperand a, TiledOperand bOperand, bool readA, bool readB)
       : KernelBuilder(rewriter, bm.loc()), bm(bm), stages(stages),
-        a(std::move(a)), bOp(std::move(bOperand)),
+        a(std::move(a)), bOp(std::move(bOperand)), readA(readA), readB(readB),
         l(computeLayout(bm, stages)) {}
 
   /// Emits the host-side tensor maps before the launch and the kernel body
@@ -158,19 +163,33 @@ private:
     return memref::ViewOp::create(b, loc, type, raw, add(alignPad, byteOffset),
                                   ValueRange{});
   }
+  nvgpu::TensorMapDescriptorType tensorMapType(ArrayRef<int64_t> box);
   Value makeTensorMap(Value source, ArrayRef<int64_t> box);
-  void emitProducer(Value m0, Value n0);
+  void emitProducer(Value m0, Value n0, Value tidX);
+  void fillStage(Value source, Value rowOrigin, Value colOrigin, int64_t rows,
+                 int64_t cols, Value stageBytes, Value tidX);
   scf::ForOp emitConsumers(Value consumer);
   void emitEpilogue(Value acc, Value consumer);
 
   BlockMatmul bm;
   int64_t stages;
   TiledOperand a, bOp;
+  bool readA, readB;
   WgmmaLayout l;
   Value tid, raw, alignPad, full, empty, descA, descB;
 };
 
 } // namespace
+
+nvgpu::TensorMapDescriptorType
+WgmmaEmitter::tensorMapType(ArrayRef<int64_t> box) {
+  return nvgpu::TensorMapDescriptorType::get(
+      b.getContext(), sharedType(box, bm.inType),
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
 
 Value WgmmaEmitter::makeTensorMap(Value source, ArrayRef<int64_t> box) {
   auto type = cast<MemRefType>(source.getType());
@@ -178,22 +197,48 @@ Value WgmmaEmitter::makeTensorMap(Value source, ArrayRef<int64_t> box) {
       b, loc,
       UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()),
       source);
-  auto mapType = nvgpu::TensorMapDescriptorType::get(
-      b.getContext(), sharedType(box, type.getElementType()),
-      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
-      nvgpu::TensorMapOOBKind::OOB_ZERO,
-      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
   SmallVector<Value> boxSizes =
       llvm::map_to_vector(box, [&](int64_t size) { return cst(size); });
-  return nvgpu::TmaCreateDescriptorOp::create(b, loc, mapType, unranked,
-                                              boxSizes);
+  return nvgpu::TmaCreateDescriptorOp::create(b, loc, tensorMapType(box),
+                                              unranked, boxSizes);
 }
 
-void WgmmaEmitter::emitProducer(Value m0, Value n0) {
+void WgmmaEmitter::fillStage(Value source, Value rowOrigin, Value colOrigin,
+                             int64_t rows, int64_t cols, Value stageBytes,
+                             Value tidX) {
+  // The 128 producer threads walk the rows x cols tile in 16-byte chunks
+  // (consecutive threads, consecutive chunks of a row), read each chunk
+  // element by element (its row may start anywhere), zeros past the
+  // matrix, and store it where TMA would: box j of 64 columns holds
+  // `rows` rows of 128 bytes, and chunk c of row r sits at chunk
+  // c ^ (r % 8) of its row (the 128-byte swizzle of a 1024-byte aligned
+  // box).
+  constexpr int64_t kChunk = 8;
+  auto vecType = VectorType::get({kChunk}, bm.inType);
+  Value stage = view(stageBytes, sharedType({rows * cols}, bm.inType));
+  forEachChunk(
+      tidX, rows, cols, kChunk, kWarpgroupThreads,
+      sub(dim(source, 0), rowOrigin), sub(dim(source, 1), colOrigin),
+      [&](Value row, Value col, Value valid) {
+        Value v = loadValid(
+            vecType, source,
+            ValueRange{add(rowOrigin, row), add(colOrigin, col)}, valid);
+        Value box = div(col, kBoxN);
+        Value chunk = arith::XOrIOp::create(
+            b, loc, div(rem(col, kBoxN), kChunk), rem(row, 8));
+        Value index = add(add(mul(box, rows * kBoxN), mul(row, kBoxN)),
+                          mul(chunk, kChunk));
+        vector::StoreOp::create(b, loc, v, stage, ValueRange{index},
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+      });
+}
+
+void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX) {
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
+  int64_t tmaBytes = (readA ? 0 : l.aStageBytes) + (readB ? 0 : l.bStageBytes);
   Value ticks = cst(10000000);
-  auto loop = scf::ForOp::create(b, loc, cst(0), cst(llvm::divideCeil(bm.k, kTileK)), cst(1));
+  auto loop = scf::ForOp::create(b, loc, cst(0),
+                                 cst(llvm::divideCeil(bm.k, kTileK)), cst(1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
@@ -210,21 +255,45 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0) {
                                            parity(addC(round, 1)), ticks,
                                            stage);
   }
-  nvgpu::MBarrierArriveExpectTxOp::create(
-      b, loc, full, cst(l.aStageBytes + l.bStageBytes), stage, Value());
   Value k0 = mul(kt, kTileK);
-  Value aDst = view(mul(stage, l.aStageBytes),
-                    sharedType({bm.m, kTileK}, bm.inType));
-  nvgpu::TmaAsyncLoadOp::create(b, loc, aDst, full, descA, ValueRange{k0, m0},
-                                stage, Value(), Value());
-  Value bBase = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
-  for (int64_t j = 0; j < bm.n / kBoxN; ++j) {
-    Value bDst = view(addC(bBase, j * kTileK * kBoxN * inBytes),
-                      sharedType({kTileK, kBoxN}, bm.inType));
-    nvgpu::TmaAsyncLoadOp::create(b, loc, bDst, full, descB,
-                                  ValueRange{addC(n0, j * kBoxN), k0}, stage,
-                                  Value(), Value());
+  Value aBytes = mul(stage, l.aStageBytes);
+  Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
+  if (tmaBytes > 0) {
+    // One thread issues the TMA loads and the transaction count (the only
+    // thread here when no operand is filled by the threads).
+    OpBuilder::InsertionGuard inner(b);
+    if (readA || readB) {
+      auto ifLeader = scf::IfOp::create(b, loc, eq(tidX, 0),
+                                        /*withElse=*/false);
+      b.setInsertionPointToStart(ifLeader.thenBlock());
+    }
+    nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, cst(tmaBytes), stage,
+                                            Value());
+    if (!readA)
+      nvgpu::TmaAsyncLoadOp::create(
+          b, loc, view(aBytes, sharedType({bm.m, kTileK}, bm.inType)), full,
+          descA, ValueRange{k0, m0}, stage, Value(), Value());
+    for (int64_t j = 0; !readB && j < bm.n / kBoxN; ++j) {
+      Value bDst = view(addC(bBytes, j * kTileK * kBoxN * inBytes),
+                        sharedType({kTileK, kBoxN}, bm.inType));
+      nvgpu::TmaAsyncLoadOp::create(b, loc, bDst, full, descB,
+                                    ValueRange{addC(n0, j * kBoxN), k0}, stage,
+                                    Value(), Value());
+    }
   }
+  if (!readA && !readB)
+    return;
+  // Operands TMA cannot read: every producer thread fills its chunks, makes
+  // its (generic-proxy) stores visible to wgmma's async proxy, and arrives.
+  if (readA)
+    fillStage(a.source, m0, k0, bm.m, kTileK, aBytes, tidX);
+  if (readB)
+    fillStage(bOp.source, k0, n0, kTileK, bm.n, bBytes, tidX);
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
 }
 
 scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
@@ -332,9 +401,24 @@ scf::ForOp WgmmaEmitter::emit() {
     // Host: the tensor maps of the whole A and B.
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(bm.launch);
-    descA = makeTensorMap(a.source, {bm.m, kTileK});
-    descB = makeTensorMap(bOp.source, {kTileK, kBoxN});
+    if (!readA)
+      descA = makeTensorMap(a.source, {bm.m, kTileK});
+    if (!readB)
+      descB = makeTensorMap(bOp.source, {kTileK, kBoxN});
   }
+  // An operand the producer reads has no tensor map; the consumers' wgmma
+  // descriptors take only its type (for the swizzle), so a poison value of
+  // that type stands in and lowers away.
+  auto noMap = [&](nvgpu::TensorMapDescriptorType type) -> Value {
+    Value poison = LLVM::PoisonOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()));
+    return UnrealizedConversionCastOp::create(b, loc, type, poison)
+        .getResult(0);
+  };
+  if (readA)
+    descA = noMap(tensorMapType({bm.m, kTileK}));
+  if (readB)
+    descB = noMap(tensorMapType({kTileK, kBoxN}));
 
   Value m0 = getValueOrCreateConstantIndexOp(b, loc, a.offsets[0]);
   Value n0 = getValueOrCreateConstantIndexOp(b, loc, bOp.offsets[1]);
@@ -359,8 +443,13 @@ scf::ForOp WgmmaEmitter::emit() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifFirst.thenBlock());
+    // Full: the TMA leader's arrival (with the transaction bytes), and
+    // each producer thread's when it fills part of the stage itself.
+    int64_t fullArrivals =
+        (readA && readB ? 0 : 1) + (readA || readB ? kWarpgroupThreads : 0);
     for (int64_t s = 0; s < stages; ++s) {
-      nvgpu::MBarrierInitOp::create(b, loc, full, cst(1), cst(s), Value());
+      nvgpu::MBarrierInitOp::create(b, loc, full, cst(fullArrivals), cst(s),
+                                    Value());
       nvgpu::MBarrierInitOp::create(
           b, loc, empty, cst(kWarpgroupThreads * l.consumers), cst(s),
           Value());
@@ -374,8 +463,10 @@ scf::ForOp WgmmaEmitter::emit() {
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),
                                    NVVM::SharedSpace::shared_cta));
-    nvgpu::TmaPrefetchOp::create(b, loc, descA, Value());
-    nvgpu::TmaPrefetchOp::create(b, loc, descB, Value());
+    if (!readA)
+      nvgpu::TmaPrefetchOp::create(b, loc, descA, Value());
+    if (!readB)
+      nvgpu::TmaPrefetchOp::create(b, loc, descB, Value());
   }
   gpu::BarrierOp::create(b, loc);
 
@@ -386,10 +477,16 @@ scf::ForOp WgmmaEmitter::emit() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifProducer.thenBlock());
-    auto ifLeader = scf::IfOp::create(b, loc, eq(tidX, 0),
-                                      /*withElse=*/false);
-    b.setInsertionPointToStart(ifLeader.thenBlock());
-    emitProducer(m0, n0);
+    // Only threads that arrive on the full barriers may wait on the empty
+    // ones: a waiter that arrives on nothing could fall two phases behind
+    // and wait forever on a parity that has passed. So one thread produces
+    // when TMA loads everything, and all 128 when they fill a stage.
+    if (!readA && !readB) {
+      auto ifLeader = scf::IfOp::create(b, loc, eq(tidX, 0),
+                                        /*withElse=*/false);
+      b.setInsertionPointToStart(ifLeader.thenBlock());
+    }
+    emitProducer(m0, n0, tidX);
     b.setInsertionPointToStart(ifProducer.elseBlock());
     loop = emitConsumers(warpgroup);
     emitEpilogue(loop.getResult(0), warpgroup);
@@ -410,6 +507,13 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
   if (worthCopying < 0)
     return emitDefiniteFailure()
            << "copy_16b_rows_from = " << worthCopying
+           << " must not be negative (0 copies every such operand)";
+  // Rows that are not 16-byte aligned are read by the producer warpgroup
+  // when K is at most this (by default one K step), copied otherwise.
+  int64_t readMaxK = getReadMisalignedRowsMaxK().value_or(kTileK);
+  if (readMaxK < 0)
+    return emitDefiniteFailure()
+           << "read_misaligned_rows_max_k = " << readMaxK
            << " must not be negative (0 copies every such operand)";
   auto transformOp = cast<transform::TransformOpInterface>(getOperation());
 
@@ -464,12 +568,21 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // when absent the schedule's text, and so its hash, stays as it was).
     int64_t fullM = cast<MemRefType>(a->source.getType()).getDimSize(0);
     int64_t fullN = cast<MemRefType>(bOperand->source.getType()).getDimSize(1);
+    int64_t fullK = cast<MemRefType>(a->source.getType()).getDimSize(1);
+    // Measured on an H100 (docs/any-shape.md): with one K step the copy
+    // kernel's launch costs more than the producer's narrow loads (1.15-1.8x
+    // faster on 9 of 9 shapes); with more, the producer, which waits for
+    // each stage's loads before the next, starves the consumers.
+    bool readInKernel = fullK <= readMaxK;
     SmallVector<TiledOperand *> copied;
-    for (auto [operand, other] :
-         {std::make_pair(&*a, fullN), std::make_pair(&*bOperand, fullM)}) {
+    bool read[2] = {false, false};
+    for (auto [i, operand, other] : {std::make_tuple(0, &*a, fullN),
+                                     std::make_tuple(1, &*bOperand, fullM)}) {
       auto type = cast<MemRefType>(operand->source.getType());
-      if (!hasAlignedRows(type, 32) &&
-          (!hasAlignedRows(type, 16) || other >= worthCopying))
+      if (!hasAlignedRows(type, 16) && readInKernel)
+        read[i] = true;
+      else if (!hasAlignedRows(type, 32) &&
+               (!hasAlignedRows(type, 16) || other >= worthCopying))
         copied.push_back(operand);
     }
     SmallVector<Value> workspaces = copyToAlignedRows(
@@ -484,7 +597,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
 
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);
-    WgmmaEmitter emitter(rewriter, bm, *stages, *a, *bOperand);
+    WgmmaEmitter emitter(rewriter, bm, *stages, *a, *bOperand, read[0],
+                         read[1]);
     loops.push_back(emitter.emit());
     eraseBlockMatmul(rewriter, bm);
   }

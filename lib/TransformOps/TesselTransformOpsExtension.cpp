@@ -4,12 +4,13 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
 namespace {
@@ -22,6 +23,7 @@ public:
   TesselTransformDialectExtension() {
     declareGeneratedDialect<mlir::arith::ArithDialect>();
     declareGeneratedDialect<mlir::gpu::GPUDialect>();
+    declareGeneratedDialect<mlir::LLVM::LLVMDialect>();
     declareGeneratedDialect<mlir::memref::MemRefDialect>();
     declareGeneratedDialect<mlir::nvgpu::NVGPUDialect>();
     declareGeneratedDialect<mlir::NVVM::NVVMDialect>();

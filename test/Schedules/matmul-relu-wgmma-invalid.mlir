@@ -17,9 +17,15 @@
 // RUN: not tessel-opt %s --split-input-file \
 // RUN:   --tessel-apply-schedule="schedule=%t/negative.mlir" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NEGATIVE
+// RUN: sed 's/^        stages %%stages$/        stages %%stages {read_misaligned_rows_max_k = -64 : i64}/' \
+// RUN:   %schedules/matmul_relu_wgmma.mlir > %t/negative-read.mlir
+// RUN: not tessel-opt %s --split-input-file \
+// RUN:   --tessel-apply-schedule="schedule=%t/negative-read.mlir" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NEGATIVE-READ
 
 // A negative copy_16b_rows_from is refused (fourth RUN), on every payload.
 // NEGATIVE: negative.mlir:{{[0-9]+}}:{{[0-9]+}}: error: copy_16b_rows_from = -1 must not be negative (0 copies every such operand)
+// NEGATIVE-READ: negative-read.mlir:{{[0-9]+}}:{{[0-9]+}}: error: read_misaligned_rows_max_k = -64 must not be negative (0 copies every such operand)
 
 // f32 inputs have no wgmma instruction here (tf32 is not used).
 // CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: wgmma needs f16 or bf16 inputs (both the same) and an f32 accumulator

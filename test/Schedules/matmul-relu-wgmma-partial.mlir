@@ -17,6 +17,15 @@
 // RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%t/copy-from-4096.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/copy-from-4096 -o /dev/null
 // RUN: FileCheck %s --check-prefix=FROM4096 --input-file=%t/copy-from-4096/matmul_relu.launch.json
+// RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/small-k -o /dev/null
+// RUN: FileCheck %s --check-prefix=READ --input-file=%t/small-k/matmul_relu.launch.json
+// RUN: FileCheck %s --check-prefix=READ-PTX --input-file=%t/small-k/matmul_relu_kernel.ptx
+// RUN: sed 's/^        stages %%stages$/        stages %%stages {read_misaligned_rows_max_k = 0 : i64}/' \
+// RUN:   %schedules/matmul_relu_wgmma.mlir > %t/never-read.mlir
+// RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%t/never-read.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/never-read -o /dev/null
+// RUN: FileCheck %s --check-prefix=NEVER --input-file=%t/never-read/matmul_relu.launch.json
 
 // 1000 = 7 x 128 + 104 rows and columns, K = 1000 = 15 x 64 + 40: TMA
 // zero-fills what lies past the matrices (the last block's rows and
@@ -92,6 +101,50 @@
 // FROM4096-NEXT:   }
 // FROM4096-NEXT: ]
 
+// 77x33x19 f16: neither A's 19-element rows nor B's 33-element rows start
+// on 16-byte boundaries, and K fits one 64-deep step
+// (read_misaligned_rows_max_k, default 64): the producer warpgroup reads
+// both itself. One launch, no workspace, no tensor map: the kernel takes
+// A, B and C as plain buffers.
+// READ:      "launches": [
+// READ-NEXT:   {
+// READ:          "params": [
+// READ-NEXT:       {
+// READ-NEXT:         "argument": 2,
+// READ-NEXT:         "kind": "buffer"
+// READ-NEXT:       },
+// READ-NEXT:       {
+// READ-NEXT:         "argument": 0,
+// READ-NEXT:         "kind": "buffer"
+// READ-NEXT:       },
+// READ-NEXT:       {
+// READ-NEXT:         "argument": 1,
+// READ-NEXT:         "kind": "buffer"
+// READ-NEXT:       }
+// READ-NEXT:     ],
+// READ-NOT:  "tensor_map"
+// READ-NOT:  "workspace
+// Each producer thread reads its chunks element by element, stores them
+// whole into the swizzled ring, fences them for wgmma's async proxy and
+// arrives on the stage's full barrier (no TMA, so no transaction count).
+// READ-PTX:     .entry
+// READ-PTX-DAG: ld.global.b16
+// READ-PTX-DAG: st.shared.v4.b32
+// READ-PTX-DAG: fence.proxy.async.shared::cta;
+// READ-PTX-DAG: mbarrier.arrive.shared.b64
+// READ-PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// READ-PTX-NOT: cp.async.bulk.tensor
+// READ-PTX-NOT: mbarrier.arrive.expect_tx
+
+// With read_misaligned_rows_max_k = 0, both are copied first, as for a
+// longer K.
+// NEVER:      "workspaces": [
+// NEVER-NEXT:   {
+// NEVER-NEXT:     "element_type": "f16",
+// NEVER-NEXT:     "shape": [
+// NEVER-NEXT:       77,
+// NEVER-NEXT:       64
+
 //--- partial.mlir
 // C = relu(A * B): A is 1000x1000, B is 1000x1000, row-major, f16 inputs,
 // f32 accumulation, f16 output written into C.
@@ -134,4 +187,26 @@ func.func @matmul_relu(%A: tensor<2000x1500xf16>, %B: tensor<1500x3000xf16>,
     linalg.yield %t : f16
   } -> tensor<2000x3000xf16>
   return %relu : tensor<2000x3000xf16>
+}
+
+//--- small-k.mlir
+// C = relu(A * B): A is 77x19, B is 19x33, row-major, f16 inputs, f32
+// accumulation, f16 output written into C.
+func.func @matmul_relu(%A: tensor<77x19xf16>, %B: tensor<19x33xf16>,
+                       %C: tensor<77x33xf16>) -> tensor<77x33xf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<77x33xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<77x33xf32>) -> tensor<77x33xf32>
+  %mm = linalg.matmul ins(%A, %B : tensor<77x19xf16>, tensor<19x33xf16>)
+                      outs(%acc : tensor<77x33xf32>) -> tensor<77x33xf32>
+  %relu = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<77x33xf32>) outs(%C : tensor<77x33xf16>) {
+  ^bb0(%x: f32, %out: f16):
+    %r = arith.maximumf %x, %zero : f32
+    %t = arith.truncf %r : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<77x33xf16>
+  return %relu : tensor<77x33xf16>
 }

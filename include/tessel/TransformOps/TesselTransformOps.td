@@ -311,7 +311,11 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     into a workspace with 128-byte rows (a `gpu.alloc` and a copy kernel
     before the launch), and its tensor map describes the copy. "Large
     enough" is the other operand's extent (N for A, M for B) reaching
-    `copy_16b_rows_from` (default 1536). The body:
+    `copy_16b_rows_from` (default 1536). When K is at most
+    `read_misaligned_rows_max_k` (default 64: one K step; 0 never), a
+    matrix whose rows do not start on 16-byte boundaries is instead read
+    by the whole producer warpgroup, element by element, and stored where
+    TMA's 128-byte swizzle would put it: no copy kernel, no tensor map. The body:
 
     - On the host, before the launch, one `nvgpu.tma.create.descriptor`
       for the whole A (box `BM x 64`) and one for the whole B (box
@@ -327,7 +331,9 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     - `BM / 64 + 1` warpgroups. The last one is the producer: one of its
       threads walks K in steps of 64, waits until a buffer is empty, and
       issues `nvgpu.mbarrier.arrive.expect_tx` and `nvgpu.tma.async.load`s
-      into it. Consumer warpgroup `c` computes rows `64c .. 64c + 63` of the
+      into it. When it reads an operand itself, all 128 threads walk K,
+      fill their 16-byte chunks, fence them for the async proxy and
+      arrive on the full barrier. Consumer warpgroup `c` computes rows `64c .. 64c + 63` of the
       tile: it waits until a buffer is full, builds wgmma descriptors
       (`nvgpu.warpgroup.generate.descriptor`) and issues
       `nvgpu.warpgroup.mma` (m64nBNk16 x 4, f32 accumulators in registers)
@@ -364,16 +370,20 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     `linalg.generic`; A or B is not a unit-stride tile of a statically
     shaped 2-D buffer with unit inner stride defined outside the launch, or
     has a dimension beyond TMA's 32-bit coordinates; `BM` or `BN` exceeds
-    256 (or `BN` needs more than 128 accumulator registers per thread);
+    256 (or `BN` needs more than 128 accumulator registers per thread, or
+    the accumulators and 24 other registers exceed the register file's
+    share for the block's threads);
     `stages < 2`; the ring or the staged tile exceeds the
     227 KiB of shared memory of an sm_90 block; the output type does not
     fill 16-byte stores. Fails definitely when `stages` does not hold
-    exactly one integer, or when `copy_16b_rows_from` is negative.
+    exactly one integer, or when `copy_16b_rows_from` or
+    `read_misaligned_rows_max_k` is negative.
   }];
 
   let arguments = (ins TransformHandleTypeInterface:$target,
                        TransformParamTypeInterface:$stages,
-                       OptionalAttr<I64Attr>:$copy_16b_rows_from);
+                       OptionalAttr<I64Attr>:$copy_16b_rows_from,
+                       OptionalAttr<I64Attr>:$read_misaligned_rows_max_k);
   let results = (outs TransformHandleTypeInterface:$loop);
   let assemblyFormat = [{
     $target `stages` $stages attr-dict `:` functional-type(operands, results)
