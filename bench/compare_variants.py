@@ -31,7 +31,7 @@ import warnings
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 sys.path.insert(0, str(ROOT / "bench"))
-from any_shape import TOLERANCE, bench_ms, check  # noqa: E402
+from any_shape import bench_ms, check  # noqa: E402
 
 
 def geomean(xs):

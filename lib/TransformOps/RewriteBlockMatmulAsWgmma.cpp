@@ -154,6 +154,14 @@ public:
   scf::ForOp emit();
 
 private:
+  /// Orders this thread's generic-proxy accesses to shared memory before
+  /// later async-proxy ones (TMA, wgmma): fence.proxy.async.shared::cta.
+  void fenceAsyncShared() {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  }
   /// Bit 0 of `x` as an i1 (an mbarrier phase parity).
   Value parity(Value x) {
     return arith::IndexCastOp::create(b, loc, b.getI1Type(), rem(x, 2));
@@ -289,10 +297,7 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX) {
     fillStage(a.source, m0, k0, bm.m, kTileK, aBytes, tidX);
   if (readB)
     fillStage(bOp.source, k0, n0, kTileK, bm.n, bBytes, tidX);
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(),
-                                 NVVM::SharedSpace::shared_cta));
+  fenceAsyncShared();
   nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
 }
 
@@ -354,10 +359,7 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
   // proxy fence orders wgmma's (async-proxy) reads of the ring before the
   // staging's ordinary stores into it.
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(),
-                                 NVVM::SharedSpace::shared_cta));
+  fenceAsyncShared();
   auto consumerBarrier = [&] {
     Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                             kConsumerBarrier);
@@ -459,10 +461,7 @@ scf::ForOp WgmmaEmitter::emit() {
     // made visible to it before the first load (CUTLASS's
     // fence_barrier_init and fence_view_async_shared).
     NVVM::FenceMbarrierInitOp::create(b, loc);
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    fenceAsyncShared();
     if (!readA)
       nvgpu::TmaPrefetchOp::create(b, loc, descA, Value());
     if (!readB)

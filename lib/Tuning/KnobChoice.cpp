@@ -176,13 +176,13 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
         std::min(perSM, std::max<int64_t>(1, 2048 / threads)) * threads;
     efficiency *= std::min(1.0, double(resident) / 1024.0);
   }
-  double time = double(perSM) * work / efficiency;
   // wgmma, calibrated on an H100's tuning records and tile pairs
   // (docs/knob-rule.md): one consumer warpgroup alone on an SM keeps the
   // tensor cores busy about 70% of the time; three consumers, capped at
   // 128 registers each, run about 15% slower per multiply-add; and each
   // block pays a fixed cost (pipeline fill, epilogue, launch) worth about
   // 6M multiply-adds.
+  double perBlock = 0;
   if (wgmma) {
     int64_t consumers = roundUp(em, 64) / 64;
     int64_t resident = std::max<int64_t>(
@@ -191,8 +191,9 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
       efficiency *= 0.7;
     if (consumers == 3)
       efficiency *= 0.85;
-    time = double(perSM) * (work / efficiency + 6e6);
+    perBlock = 6e6;
   }
+  double time = double(perSM) * (work / efficiency + perBlock);
 
   // Preferences among points of equal estimate: the pipeline depth, K step
   // and other knobs the schedule chose by default, a block order grouped by
