@@ -9,7 +9,7 @@
 # unaligned (rows that are not 16-byte aligned, all schedules), fixed (the
 # issue's shapes through tessel.matmul_relu, timed against cuBLASLt),
 # any:I/N (slice I of N of the 300 shapes), sweep-wgmma, sweep-read, sweep-simt,
-# sweep-mma (every knob point at one shape), pytest, lit, anchors (untuned
+# sweep-mma (every knob point at one shape), sanitize-read, pytest, lit, anchors (untuned
 # vs tuned on ANCHORS.md's shapes), named (the shapes against
 # cuBLASLt), compare:NAME (bench/compare_variants.py on bench/cases/NAME.json).
 set -uo pipefail
@@ -96,6 +96,17 @@ for step in "$@"; do
       for tool in memcheck synccheck; do
         timeout 120 compute-sanitizer --tool $tool --print-limit 5 $T/tessel-run $d/k/matmul_relu.launch.json \
           --reference none --warmup-ms 0 --rep-ms 0.01 2>&1 | tail -25 | tee "$out/sanitize-$tool.txt"
+      done ;;
+    sanitize-read)
+      # The producer's aligned loads around misaligned rows (K of 5 steps),
+      # under memcheck and synccheck.
+      d=/tmp/sread; mkdir -p $d
+      python3 -c "import sys; sys.path.insert(0,'$here/python'); from tessel.workload import matmul_relu_ir; open('$d/in.mlir','w').write(matmul_relu_ir(520,390,263,'f16'))"
+      $T/tessel-opt $d/in.mlir --tessel-apply-schedule="schedule=$R knobs=tile_m=128,tile_n=192,stages=4,group_m=8" \
+        --tessel-lower-to-ptx=chip=sm_90a --tessel-export-kernels=dir=$d/k -o /dev/null
+      for tool in memcheck synccheck; do
+        timeout 120 compute-sanitizer --tool $tool --print-limit 5 $T/tessel-run $d/k/matmul_relu.launch.json \
+          --warmup-ms 0 --rep-ms 0.01 2>&1 | tail -25 | tee "$out/sanitize-read-$tool.txt"
       done ;;
     lit)
       (cd /tmp/tessel/tessel && timeout 580 ./run-tests.sh 2>&1 | tail -25) ;;

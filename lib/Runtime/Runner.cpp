@@ -78,8 +78,11 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
   for (auto [i, buffer] : llvm::enumerate(spec.arguments)) {
     size_t bytes = buffer.numElements() * buffer.elementBytes();
     // Outputs are poisoned 4 bytes at a time: an odd number of 16-bit
-    // elements gets one more, which the kernel never writes.
-    size_t allocated = llvm::alignTo(bytes, 4);
+    // elements gets one more, which the kernel never writes. Buffers span
+    // whole 16-byte granules, as every CUDA allocation does: kernels may
+    // read the granule around a valid element (the wgmma producer's loads
+    // of misaligned rows), and compute-sanitizer checks the size asked for.
+    size_t allocated = llvm::alignTo(bytes, 16);
     llvm::Expected<cuda::DevicePtr> ptr = buffers.allocate(allocated);
     if (!ptr)
       return ptr.takeError();

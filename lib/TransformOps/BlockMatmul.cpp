@@ -315,6 +315,95 @@ Value KernelBuilder::loadValid(VectorType type, Value source,
   return full.getResult(0);
 }
 
+Value KernelBuilder::flatView(Value source) {
+  auto type = cast<MemRefType>(source.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  int64_t extent =
+      offset + (type.getDimSize(0) - 1) * strides[0] + type.getDimSize(1);
+  Value aligned = memref::AssumeAlignmentOp::create(b, loc, source,
+                                                    b.getI32IntegerAttr(16));
+  return memref::ReinterpretCastOp::create(
+      b, loc, MemRefType::get({extent}, type.getElementType()), aligned,
+      /*offset=*/0, ArrayRef<int64_t>{extent}, ArrayRef<int64_t>{1});
+}
+
+KernelBuilder::ChunkGranules
+KernelBuilder::loadChunkGranules(Value source, Value flat, Value row, Value col,
+                                 Value valid) {
+  auto type = cast<MemRefType>(source.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  int64_t perGranule = 128 / type.getElementTypeBitWidth();
+  int64_t extent = cast<MemRefType>(flat.getType()).getDimSize(0);
+  // The chunk's first element, or the buffer's when none is valid.
+  Value first = addC(add(mul(row, strides[0]), col), offset);
+  if (getConstantIntValue(valid) != perGranule)
+    first = select(eq(valid, 0), cst(offset), first);
+  Value lo = arith::AndIOp::create(b, loc, first, cst(-perGranule));
+  // The granule after `lo`, unless it lies past the buffer's last one
+  // (then no valid element is read from it).
+  Value hi = arith::MinUIOp::create(b, loc, addC(lo, perGranule),
+                                    cst((extent - 1) & -perGranule));
+  auto granuleType = VectorType::get({perGranule}, type.getElementType());
+  auto load = [&](Value index) -> Value {
+    return vector::LoadOp::create(b, loc, granuleType, flat, ValueRange{index},
+                                  /*nontemporal=*/false, llvm::MaybeAlign(16));
+  };
+  return {load(lo), load(hi), sub(first, lo), valid};
+}
+
+Value KernelBuilder::realignChunk(const ChunkGranules &g, VectorType type) {
+  Type i32 = b.getI32Type();
+  auto wordsType = VectorType::get({4}, i32);
+  int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+  int64_t perWord = 4 / elemBytes;
+  SmallVector<Value> w;
+  for (Value granule : {g.lo, g.hi}) {
+    Value words = vector::BitCastOp::create(b, loc, wordsType, granule);
+    for (int64_t i = 0; i < 4; ++i)
+      w.push_back(vector::ExtractOp::create(b, loc, words, i));
+  }
+  // The chunk starts `shift` elements into `lo`: `skip` whole words, and
+  // half a word more for an odd 16-bit shift.
+  Value skip = div(g.shift, perWord);
+  SmallVector<Value> x; // x[t] = w[t + skip]
+  for (int64_t t = 0; t <= 4; ++t) {
+    Value v = w[t];
+    for (int64_t s = 1; s < 4; ++s)
+      v = select(eq(skip, s), w[t + s], v);
+    x.push_back(v);
+  }
+  Value odd = perWord == 2 ? eq(rem(g.shift, 2), 1) : Value();
+  auto i32Cst = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
+  };
+  bool full = getConstantIntValue(g.valid) == 4 * perWord;
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < 4; ++i) {
+    Value word = x[i];
+    if (odd) {
+      // The upper half of x[i], then the lower half of x[i + 1].
+      Value shifted = arith::OrIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, x[i], i32Cst(16)),
+          arith::ShLIOp::create(b, loc, x[i + 1], i32Cst(16)));
+      word = select(odd, shifted, word);
+    }
+    if (!full) {
+      // Elements past `valid` become zeros.
+      auto ge = [&](int64_t n) {
+        return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, g.valid,
+                                     cst(n));
+      };
+      Value mask = select(ge(perWord * (i + 1)), i32Cst(-1), i32Cst(0));
+      if (perWord == 2)
+        mask = select(eq(g.valid, 2 * i + 1), i32Cst(0xFFFF), mask);
+      word = arith::AndIOp::create(b, loc, word, mask);
+    }
+    out.push_back(word);
+  }
+  Value words = vector::FromElementsOp::create(b, loc, wordsType, out);
+  return vector::BitCastOp::create(b, loc, type, words);
+}
+
 void KernelBuilder::storeValid(Value value, Value dest, ValueRange indices,
                                Value valid) {
   int64_t width = cast<VectorType>(value.getType()).getNumElements();

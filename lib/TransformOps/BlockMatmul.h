@@ -175,6 +175,29 @@ protected:
   /// which reads nothing when `valid` is 0.
   mlir::Value loadValid(mlir::VectorType type, mlir::Value source,
                         mlir::ValueRange indices, mlir::Value valid);
+  /// A 1-D view, from its first element, of a statically shaped, strided
+  /// 2-D buffer whose start the kernel assumes 16-byte aligned
+  /// (memref.assume_alignment; tessel-set-vector-alignment then declares
+  /// that alignment in the kernel's signature, which the runtime checks).
+  mlir::Value flatView(mlir::Value source);
+  /// The two 16-byte aligned granules of a buffer around a 16-byte chunk
+  /// of one of its rows, which may start anywhere: `lo` holds the chunk's
+  /// first element at element `shift`, `hi` the 16 bytes after `lo`.
+  struct ChunkGranules {
+    mlir::Value lo, hi, shift, valid;
+  };
+  /// Loads the granules of the chunk of `valid` elements at (row, col) of
+  /// `source` through `flat` (its flatView): two aligned 16-byte loads and
+  /// no branch. Both stay within granules that hold an element of the
+  /// buffer, so they never fault; a chunk with no valid element reads the
+  /// buffer's first granule.
+  ChunkGranules loadChunkGranules(mlir::Value source, mlir::Value flat,
+                                  mlir::Value row, mlir::Value col,
+                                  mlir::Value valid);
+  /// The chunk itself, a vector of `type` (16 bytes): its `valid` elements
+  /// shifted out of `g`'s granules (whole 32-bit words selected, then a
+  /// funnel shift for 16-bit elements), zeros past them.
+  mlir::Value realignChunk(const ChunkGranules &g, mlir::VectorType type);
   /// Stores the 1-D vector `value` at `dest[indices]`, only its first
   /// `valid` elements (all when `valid` is the constant width): a full
   /// store when all are valid at run time, a masked one otherwise.

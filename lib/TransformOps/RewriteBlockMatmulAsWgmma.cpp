@@ -11,9 +11,10 @@
 //     and 64 x BN tiles of B (as BN / 64 boxes of 64 x 64) with
 //     nvgpu.tma.async.load into a ring of `stages` shared-memory buffers,
 //     128-byte swizzled, each guarded by a "full" mbarrier (transaction
-//     count) and an "empty" mbarrier (consumer arrivals); with a K of one
-//     step, an operand whose rows TMA cannot read is instead read by all
-//     128 producer threads and stored swizzled, as TMA would;
+//     count) and an "empty" mbarrier (consumer arrivals); with a K of up
+//     to two steps, an operand whose rows TMA cannot read is instead read
+//     by all 128 producer threads (aligned 16-byte loads, realigned in
+//     registers) and stored swizzled, as TMA would;
 //   - BM / 64 consumer warpgroups each compute 64 x BN of the tile with
 //     nvgpu.warpgroup.mma (wgmma m64nBNk16, f32 accumulators in registers),
 //     keeping one wgmma group in flight, and release a buffer as soon as
@@ -174,8 +175,8 @@ private:
   nvgpu::TensorMapDescriptorType tensorMapType(ArrayRef<int64_t> box);
   Value makeTensorMap(Value source, ArrayRef<int64_t> box);
   void emitProducer(Value m0, Value n0, Value tidX);
-  void fillStage(Value source, Value rowOrigin, Value colOrigin, int64_t rows,
-                 int64_t cols, Value stageBytes, Value tidX);
+  void fillStage(Value source, Value flat, Value rowOrigin, Value colOrigin,
+                 int64_t rows, int64_t cols, Value stageBytes, Value tidX);
   scf::ForOp emitConsumers(Value consumer);
   void emitEpilogue(Value acc, Value consumer);
 
@@ -211,40 +212,54 @@ Value WgmmaEmitter::makeTensorMap(Value source, ArrayRef<int64_t> box) {
                                               unranked, boxSizes);
 }
 
-void WgmmaEmitter::fillStage(Value source, Value rowOrigin, Value colOrigin,
-                             int64_t rows, int64_t cols, Value stageBytes,
-                             Value tidX) {
+void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,
+                             Value colOrigin, int64_t rows, int64_t cols,
+                             Value stageBytes, Value tidX) {
   // The 128 producer threads walk the rows x cols tile in 16-byte chunks
-  // (consecutive threads, consecutive chunks of a row), read each chunk
-  // element by element (its row may start anywhere), zeros past the
-  // matrix, and store it where TMA would: box j of 64 columns holds
-  // `rows` rows of 128 bytes, and chunk c of row r sits at chunk
-  // c ^ (r % 8) of its row (the 128-byte swizzle of a 1024-byte aligned
-  // box).
+  // (consecutive threads, consecutive chunks of a row), zeros past the
+  // matrix. Each chunk's row may start anywhere: the thread loads the two
+  // aligned granules around it and shifts it out of them. It stores the
+  // chunk where TMA would: box j of 64 columns holds `rows` rows of 128
+  // bytes, and chunk c of row r sits at chunk c ^ (r % 8) of its row (the
+  // 128-byte swizzle of a 1024-byte aligned box). No branch separates the
+  // chunks' loads, so many are in flight at once; they are issued in groups
+  // whose registers the producer can hold.
   constexpr int64_t kChunk = 8;
+  constexpr int64_t kGroup = 8;
   auto vecType = VectorType::get({kChunk}, bm.inType);
   Value stage = view(stageBytes, sharedType({rows * cols}, bm.inType));
+  SmallVector<std::pair<ChunkGranules, Value>> pending;
+  auto flush = [&] {
+    for (auto &[granules, index] : pending)
+      vector::StoreOp::create(b, loc, realignChunk(granules, vecType), stage,
+                              ValueRange{index}, /*nontemporal=*/false,
+                              llvm::MaybeAlign(16));
+    pending.clear();
+  };
   forEachChunk(
       tidX, rows, cols, kChunk, kWarpgroupThreads,
       sub(dim(source, 0), rowOrigin), sub(dim(source, 1), colOrigin),
       [&](Value row, Value col, Value valid) {
-        Value v = loadValid(
-            vecType, source,
-            ValueRange{add(rowOrigin, row), add(colOrigin, col)}, valid);
+        ChunkGranules granules = loadChunkGranules(
+            source, flat, add(rowOrigin, row), add(colOrigin, col), valid);
         Value box = div(col, kBoxN);
         Value chunk = arith::XOrIOp::create(
             b, loc, div(rem(col, kBoxN), kChunk), rem(row, 8));
         Value index = add(add(mul(box, rows * kBoxN), mul(row, kBoxN)),
                           mul(chunk, kChunk));
-        vector::StoreOp::create(b, loc, v, stage, ValueRange{index},
-                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+        pending.emplace_back(granules, index);
+        if (pending.size() == kGroup)
+          flush();
       });
+  flush();
 }
 
 void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX) {
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
   int64_t tmaBytes = (readA ? 0 : l.aStageBytes) + (readB ? 0 : l.bStageBytes);
   Value ticks = cst(10000000);
+  Value flatA = readA ? flatView(a.source) : Value();
+  Value flatB = readB ? flatView(bOp.source) : Value();
   auto loop = scf::ForOp::create(b, loc, cst(0),
                                  cst(llvm::divideCeil(bm.k, kTileK)), cst(1));
   OpBuilder::InsertionGuard guard(b);
@@ -294,9 +309,9 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX) {
   // Operands TMA cannot read: every producer thread fills its chunks, makes
   // its (generic-proxy) stores visible to wgmma's async proxy, and arrives.
   if (readA)
-    fillStage(a.source, m0, k0, bm.m, kTileK, aBytes, tidX);
+    fillStage(a.source, flatA, m0, k0, bm.m, kTileK, aBytes, tidX);
   if (readB)
-    fillStage(bOp.source, k0, n0, kTileK, bm.n, bBytes, tidX);
+    fillStage(bOp.source, flatB, k0, n0, kTileK, bm.n, bBytes, tidX);
   fenceAsyncShared();
   nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
 }
@@ -508,8 +523,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
            << "copy_16b_rows_from = " << worthCopying
            << " must not be negative (0 copies every such operand)";
   // Rows that are not 16-byte aligned are read by the producer warpgroup
-  // when K is at most this (by default one K step), copied otherwise.
-  int64_t readMaxK = getReadMisalignedRowsMaxK().value_or(kTileK);
+  // when K is at most this (by default two K steps), copied otherwise.
+  int64_t readMaxK = getReadMisalignedRowsMaxK().value_or(2 * kTileK);
   if (readMaxK < 0)
     return emitDefiniteFailure()
            << "read_misaligned_rows_max_k = " << readMaxK
@@ -568,17 +583,20 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     int64_t fullM = cast<MemRefType>(a->source.getType()).getDimSize(0);
     int64_t fullN = cast<MemRefType>(bOperand->source.getType()).getDimSize(1);
     int64_t fullK = cast<MemRefType>(a->source.getType()).getDimSize(1);
-    // Measured on an H100 (docs/any-shape.md): with one K step the copy
-    // kernel's launch costs more than the producer's narrow loads (1.15-1.8x
-    // faster on 9 of 9 shapes); with more, the producer, which waits for
-    // each stage's loads before the next, starves the consumers.
+    // Measured on an H100 (docs/any-shape.md): up to two K steps the copy
+    // kernel's launch costs more than the producer's loads (1.15x faster on
+    // 7 of 9 two-step shapes); with more, the producer, which waits for each
+    // stage's loads before the next, starves the consumers.
     bool readInKernel = fullK <= readMaxK;
     SmallVector<TiledOperand *> copied;
     bool read[2] = {false, false};
     for (auto [i, operand, other] : {std::make_tuple(0, &*a, fullN),
                                      std::make_tuple(1, &*bOperand, fullM)}) {
       auto type = cast<MemRefType>(operand->source.getType());
-      if (!hasAlignedRows(type, 16) && readInKernel)
+      // The producer's aligned loads need the buffer's start and a static
+      // offset from it.
+      bool readable = type.getStridesAndOffset().second != ShapedType::kDynamic;
+      if (!hasAlignedRows(type, 16) && readInKernel && readable)
         read[i] = true;
       else if (!hasAlignedRows(type, 32) &&
                (!hasAlignedRows(type, 16) || other >= worthCopying))

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MathExtras.h"
@@ -126,12 +127,19 @@ void SetVectorAlignment::runOnOperation() {
   getOperation()->walk([&](gpu::GPUFuncOp func) {
     if (!func.isKernel())
       return;
-    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-      if (isa<MemRefType>(type))
-        func.setArgAttr(
-            i, "llvm.align",
-            IntegerAttr::get(IntegerType::get(func.getContext(), 64),
-                             pointerAlignment));
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      if (!isa<MemRefType>(type))
+        continue;
+      // A kernel that assumes more of an argument (memref.assume_alignment:
+      // the wgmma producer's aligned loads of misaligned rows) declares it.
+      int64_t align = pointerAlignment;
+      for (Operation *user : func.getArgument(i).getUsers())
+        if (auto assume = dyn_cast<memref::AssumeAlignmentOp>(user))
+          align = std::max<int64_t>(align, assume.getAlignment());
+      func.setArgAttr(
+          i, "llvm.align",
+          IntegerAttr::get(IntegerType::get(func.getContext(), 64), align));
+    }
   });
 
   DivisorAnalysis analysis;

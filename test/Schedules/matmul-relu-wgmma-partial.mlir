@@ -18,9 +18,17 @@
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/copy-from-4096 -o /dev/null
 // RUN: FileCheck %s --check-prefix=FROM4096 --input-file=%t/copy-from-4096/matmul_relu.launch.json
 // RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
-// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/small-k -o /dev/null
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a pointer-alignment=2" --tessel-export-kernels=dir=%t/small-k -o /dev/null
 // RUN: FileCheck %s --check-prefix=READ --input-file=%t/small-k/matmul_relu.launch.json
-// RUN: FileCheck %s --check-prefix=READ-PTX --input-file=%t/small-k/matmul_relu_kernel.ptx
+// RUN: FileCheck %s --check-prefix=READ-PTX --implicit-check-not=ld.global.b16 --input-file=%t/small-k/matmul_relu_kernel.ptx
+// RUN: sed 's/77x19/77x127/g; s/19x33/127x33/g' %t/small-k.mlir > %t/two-steps.mlir
+// RUN: tessel-opt %t/two-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/two-steps -o /dev/null
+// RUN: FileCheck %s --check-prefix=TWO-STEPS --input-file=%t/two-steps/matmul_relu.launch.json
+// RUN: sed 's/77x19/77x129/g; s/19x33/129x33/g' %t/small-k.mlir > %t/three-steps.mlir
+// RUN: tessel-opt %t/three-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/three-steps -o /dev/null
+// RUN: FileCheck %s --check-prefix=THREE-STEPS --input-file=%t/three-steps/matmul_relu.launch.json
 // RUN: sed 's/^        stages %%stages$/        stages %%stages {read_misaligned_rows_max_k = 0 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/never-read.mlir
 // RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%t/never-read.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
@@ -102,8 +110,8 @@
 // FROM4096-NEXT: ]
 
 // 77x33x19 f16: neither A's 19-element rows nor B's 33-element rows start
-// on 16-byte boundaries, and K fits one 64-deep step
-// (read_misaligned_rows_max_k, default 64): the producer warpgroup reads
+// on 16-byte boundaries, and K fits two 64-deep steps
+// (read_misaligned_rows_max_k, default 128): the producer warpgroup reads
 // both itself. One launch, no workspace, no tensor map: the kernel takes
 // A, B and C as plain buffers.
 // READ:      "launches": [
@@ -124,17 +132,35 @@
 // READ-NEXT:     ],
 // READ-NOT:  "tensor_map"
 // READ-NOT:  "workspace
-// Each producer thread reads its chunks element by element, stores them
-// whole into the swizzled ring, fences them for wgmma's async proxy and
-// arrives on the stage's full barrier (no TMA, so no transaction count).
-// READ-PTX:     .entry
-// READ-PTX-DAG: ld.global.b16
+// Each producer thread reads the two aligned 16-byte granules around each
+// of its chunks (no element loads), shifts the chunk out of them, stores it
+// whole into the swizzled ring, fences its stores for wgmma's async proxy
+// and arrives on the stage's full barrier (no TMA, so no transaction
+// count). The kernel declares the 16-byte alignment its loads assume of A
+// and B (compiled here with pointer-alignment=2, which C keeps).
+// READ-PTX:     .param .u64 .ptr .align 2 matmul_relu_kernel_param_0,
+// READ-PTX:     .param .u64 .ptr .align 16 matmul_relu_kernel_param_1,
+// READ-PTX:     .param .u64 .ptr .align 16 matmul_relu_kernel_param_2
+// READ-PTX-DAG: ld.global.v4.b32
+// READ-PTX-DAG: ld.global.v4.b32 {{.*}}+16]
 // READ-PTX-DAG: st.shared.v4.b32
 // READ-PTX-DAG: fence.proxy.async.shared::cta;
 // READ-PTX-DAG: mbarrier.arrive.shared.b64
 // READ-PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // READ-PTX-NOT: cp.async.bulk.tensor
 // READ-PTX-NOT: mbarrier.arrive.expect_tx
+
+// K = 127 (two steps) is read in the kernel too; K = 129 (three) is
+// copied first: the producer's loads are synchronous, one stage per memory
+// latency, and from three steps on the copy is faster (docs/any-shape.md).
+// TWO-STEPS-NOT: "workspaces"
+// TWO-STEPS-NOT: "tensor_map"
+// THREE-STEPS:      "workspaces": [
+// THREE-STEPS-NEXT:   {
+// THREE-STEPS-NEXT:     "element_type": "f16",
+// THREE-STEPS-NEXT:     "shape": [
+// THREE-STEPS-NEXT:       77,
+// THREE-STEPS-NEXT:       192
 
 // With read_misaligned_rows_max_k = 0, both are copied first, as for a
 // longer K.

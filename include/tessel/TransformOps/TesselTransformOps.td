@@ -312,10 +312,13 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     before the launch), and its tensor map describes the copy. "Large
     enough" is the other operand's extent (N for A, M for B) reaching
     `copy_16b_rows_from` (default 1536). When K is at most
-    `read_misaligned_rows_max_k` (default 64: one K step; 0 never), a
+    `read_misaligned_rows_max_k` (default 128: two K steps; 0 never), a
     matrix whose rows do not start on 16-byte boundaries is instead read
-    by the whole producer warpgroup, element by element, and stored where
-    TMA's 128-byte swizzle would put it: no copy kernel, no tensor map. The body:
+    by the whole producer warpgroup (the two aligned 16-byte granules
+    around each 16-byte chunk, realigned in registers; the kernel then
+    assumes that matrix's start 16-byte aligned, and says so in its
+    signature) and stored where TMA's 128-byte swizzle would put it: no
+    copy kernel, no tensor map. The body:
 
     - On the host, before the launch, one `nvgpu.tma.create.descriptor`
       for the whole A (box `BM x 64`) and one for the whole B (box
