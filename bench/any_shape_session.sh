@@ -32,6 +32,9 @@ S="$here/schedules/matmul_relu_simt.mlir"
 # warpgroup (bench/cases/read-misaligned.json uses it).
 R=/tmp/read-misaligned-rows.mlir
 sed 's/^        stages %stages$/        stages %stages {read_misaligned_rows_max_k = 1000000 : i64}/' "$W" > $R
+# ... and with every such operand copied first.
+C=/tmp/copy-misaligned-rows.mlir
+sed 's/^        stages %stages$/        stages %stages {read_misaligned_rows_max_k = 0 : i64}/' "$W" > $C
 for step in "$@"; do
   echo "== $step $(date +%T)"
   case $step in

@@ -11,10 +11,11 @@
 //     and 64 x BN tiles of B (as BN / 64 boxes of 64 x 64) with
 //     nvgpu.tma.async.load into a ring of `stages` shared-memory buffers,
 //     128-byte swizzled, each guarded by a "full" mbarrier (transaction
-//     count) and an "empty" mbarrier (consumer arrivals); with a K of up
-//     to two steps, an operand whose rows TMA cannot read is instead read
-//     by all 128 producer threads (aligned 16-byte loads, realigned in
-//     registers) and stored swizzled, as TMA would;
+//     count) and an "empty" mbarrier (consumer arrivals); with a short K,
+//     an operand whose rows TMA cannot read is instead read by whole
+//     producer warpgroups, up to four taking K steps in turn (aligned
+//     16-byte loads, realigned in registers), and stored swizzled, as TMA
+//     would;
 //   - BM / 64 consumer warpgroups each compute 64 x BN of the tile with
 //     nvgpu.warpgroup.mma (wgmma m64nBNk16, f32 accumulators in registers),
 //     keeping one wgmma group in flight, and release a buffer as soon as
@@ -70,6 +71,8 @@ static constexpr int64_t kMaxAccumulatorRegs = 128;
 /// on an H100, fewer under pressure).
 static constexpr int64_t kRegisterFile = 65536;
 static constexpr int64_t kOtherRegs = 24;
+/// Producer warpgroups at most when the threads read operands.
+static constexpr int64_t kMaxProducers = 4;
 /// Named barrier (0 is __syncthreads) the consumer warpgroups share.
 static constexpr int64_t kConsumerBarrier = 1;
 
@@ -77,18 +80,20 @@ namespace {
 
 /// The block tile's layout in shared memory, in bytes.
 struct WgmmaLayout {
-  int64_t consumers = 0, threads = 0;
+  int64_t consumers = 0, producers = 1, threads = 0;
   int64_t aStageBytes = 0, bStageBytes = 0, ringBytes = 0, stagedBytes = 0;
   int64_t sharedBytes = 0;
 };
 
 } // namespace
 
-static WgmmaLayout computeLayout(const BlockMatmul &bm, int64_t stages) {
+static WgmmaLayout computeLayout(const BlockMatmul &bm, int64_t stages,
+                                 int64_t producers = 1) {
   WgmmaLayout l;
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
   l.consumers = bm.m / kWgmmaM;
-  l.threads = kWarpgroupThreads * (l.consumers + 1);
+  l.producers = producers;
+  l.threads = kWarpgroupThreads * (l.consumers + producers);
   l.aStageBytes = bm.m * kTileK * inBytes;
   l.bStageBytes = kTileK * bm.n * inBytes;
   l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
@@ -106,10 +111,11 @@ static int64_t registersPerThread(int64_t threads) {
 
 /// Checks the block tile and `stages`; returns why they do not fit, or an
 /// empty string.
-static std::string checkConfig(const BlockMatmul &bm, int64_t stages) {
+static std::string checkConfig(const BlockMatmul &bm, int64_t stages,
+                               int64_t producers = 1) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
-  WgmmaLayout l = computeLayout(bm, stages);
+  WgmmaLayout l = computeLayout(bm, stages, producers);
   if (bm.m > kMaxBoxDim)
     os << "the block tile M = " << bm.m << " must be at most " << kMaxBoxDim
        << " (one TMA box; one consumer warpgroup per 64 rows)";
@@ -144,11 +150,13 @@ class WgmmaEmitter : KernelBuilder {
 public:
   /// `readA` / `readB`: the producer warpgroup reads that operand itself
   /// (rows TMA cannot read) instead of loading it with TMA.
+  /// `producers`: producer warpgroups, taking K steps in turn.
   WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
-               TiledOperand a, TiledOperand bOperand, bool readA, bool readB)
+               int64_t producers, TiledOperand a, TiledOperand bOperand,
+               bool readA, bool readB)
       : KernelBuilder(rewriter, bm.loc()), bm(bm), stages(stages),
         a(std::move(a)), bOp(std::move(bOperand)), readA(readA), readB(readB),
-        l(computeLayout(bm, stages)) {}
+        l(computeLayout(bm, stages, producers)) {}
 
   /// Emits the host-side tensor maps before the launch and the kernel body
   /// at the current insertion point; returns the consumers' K loop.
@@ -174,7 +182,7 @@ private:
   }
   nvgpu::TensorMapDescriptorType tensorMapType(ArrayRef<int64_t> box);
   Value makeTensorMap(Value source, ArrayRef<int64_t> box);
-  void emitProducer(Value m0, Value n0, Value tidX);
+  void emitProducer(Value m0, Value n0, Value tidX, Value producer);
   void fillStage(Value source, Value flat, Value rowOrigin, Value colOrigin,
                  int64_t rows, int64_t cols, Value stageBytes, Value tidX);
   scf::ForOp emitConsumers(Value consumer);
@@ -254,14 +262,18 @@ void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,
   flush();
 }
 
-void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX) {
+void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
+                                Value producer) {
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
   int64_t tmaBytes = (readA ? 0 : l.aStageBytes) + (readB ? 0 : l.bStageBytes);
   Value ticks = cst(10000000);
   Value flatA = readA ? flatView(a.source) : Value();
   Value flatB = readB ? flatView(bOp.source) : Value();
-  auto loop = scf::ForOp::create(b, loc, cst(0),
-                                 cst(llvm::divideCeil(bm.k, kTileK)), cst(1));
+  // Producer p takes K steps p, p + producers, ...: each waits for its
+  // stage's loads before its next, so several keep loads in flight.
+  auto loop = scf::ForOp::create(b, loc, producer,
+                                 cst(llvm::divideCeil(bm.k, kTileK)),
+                                 cst(l.producers));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
@@ -484,9 +496,12 @@ scf::ForOp WgmmaEmitter::emit() {
   }
   gpu::BarrierOp::create(b, loc);
 
-  // The last warpgroup produces; the others consume.
-  auto ifProducer = scf::IfOp::create(b, loc, eq(warpgroup, l.consumers),
-                                      /*withElse=*/true);
+  // The last warpgroups produce; the others consume.
+  auto ifProducer = scf::IfOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, warpgroup,
+                            cst(l.consumers)),
+      /*withElse=*/true);
   scf::ForOp loop;
   {
     OpBuilder::InsertionGuard guard(b);
@@ -500,7 +515,8 @@ scf::ForOp WgmmaEmitter::emit() {
                                         /*withElse=*/false);
       b.setInsertionPointToStart(ifLeader.thenBlock());
     }
-    emitProducer(m0, n0, tidX);
+    emitProducer(m0, n0, tidX,
+                 l.producers == 1 ? cst(0) : sub(warpgroup, cst(l.consumers)));
     b.setInsertionPointToStart(ifProducer.elseBlock());
     loop = emitConsumers(warpgroup);
     emitEpilogue(loop.getResult(0), warpgroup);
@@ -522,9 +538,10 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     return emitDefiniteFailure()
            << "copy_16b_rows_from = " << worthCopying
            << " must not be negative (0 copies every such operand)";
-  // Rows that are not 16-byte aligned are read by the producer warpgroup
-  // when K is at most this (by default two K steps), copied otherwise.
-  int64_t readMaxK = getReadMisalignedRowsMaxK().value_or(2 * kTileK);
+  // Rows that are not 16-byte aligned are read by the producer warpgroups
+  // when K is at most this, copied otherwise (by default: see below).
+  std::optional<int64_t> givenReadMaxK = getReadMisalignedRowsMaxK();
+  int64_t readMaxK = givenReadMaxK.value_or(0);
   if (readMaxK < 0)
     return emitDefiniteFailure()
            << "read_misaligned_rows_max_k = " << readMaxK
@@ -564,13 +581,6 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
                     "of TMA");
     }
 
-    int64_t warpgroups = computeLayout(bm, *stages).consumers + 1;
-    diag = transform::gpu::alterGpuLaunch(
-        rewriter, bm.launch, transformOp, std::nullopt, std::nullopt,
-        std::nullopt, kWarpgroupThreads, warpgroups, 1);
-    if (!diag.succeeded())
-      return diag;
-
     // TMA needs 16-byte row strides: an operand whose rows are not (f16 with
     // an odd K or N) is first copied into a workspace with 128-byte rows,
     // and its tensor map describes the copy. Rows on 16- but not 32-byte
@@ -583,11 +593,23 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     int64_t fullM = cast<MemRefType>(a->source.getType()).getDimSize(0);
     int64_t fullN = cast<MemRefType>(bOperand->source.getType()).getDimSize(1);
     int64_t fullK = cast<MemRefType>(a->source.getType()).getDimSize(1);
-    // Measured on an H100 (docs/any-shape.md): up to two K steps the copy
-    // kernel's launch costs more than the producer's loads (1.15x faster on
-    // 7 of 9 two-step shapes); with more, the producer, which waits for each
-    // stage's loads before the next, starves the consumers.
-    bool readInKernel = fullK <= readMaxK;
+    // Several producer warpgroups take K steps in turn when the threads
+    // read operands: as many as the registers allow (up to kMaxProducers,
+    // one per stage and K step). Each waits for a stage's loads before its
+    // next, so they keep that many stages in flight.
+    int64_t steps = llvm::divideCeil(bm.k, kTileK);
+    int64_t maxProducers = 1;
+    for (int64_t p = 2; p <= std::min({kMaxProducers, *stages, steps}); ++p)
+      if (checkConfig(bm, *stages, p).empty())
+        maxProducers = p;
+    // By default the threads read such operands when the producers can have
+    // all of a tile's K steps in flight at once, as TMA would with that
+    // many stages. Measured on an H100 (docs/any-shape.md): 42 of the 300
+    // shapes of bench/any_shape.py changed method and ran 1.3x faster; with
+    // more steps than producers (big tiles leave registers for one or two)
+    // the copy wins on most shapes.
+    bool readInKernel =
+        givenReadMaxK ? fullK <= *givenReadMaxK : steps <= maxProducers;
     SmallVector<TiledOperand *> copied;
     bool read[2] = {false, false};
     for (auto [i, operand, other] : {std::make_tuple(0, &*a, fullN),
@@ -602,6 +624,15 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
                (!hasAlignedRows(type, 16) || other >= worthCopying))
         copied.push_back(operand);
     }
+    int64_t producers = read[0] || read[1] ? maxProducers : 1;
+    int64_t warpgroups = computeLayout(bm, *stages, producers).consumers +
+                         producers;
+    diag = transform::gpu::alterGpuLaunch(
+        rewriter, bm.launch, transformOp, std::nullopt, std::nullopt,
+        std::nullopt, kWarpgroupThreads, warpgroups, 1);
+    if (!diag.succeeded())
+      return diag;
+
     SmallVector<Value> workspaces = copyToAlignedRows(
         rewriter, bm.launch,
         llvm::map_to_vector(copied, [](TiledOperand *t) { return t->source; }));
@@ -614,8 +645,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
 
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);
-    WgmmaEmitter emitter(rewriter, bm, *stages, *a, *bOperand, read[0],
-                         read[1]);
+    WgmmaEmitter emitter(rewriter, bm, *stages, producers, *a, *bOperand,
+                         read[0], read[1]);
     loops.push_back(emitter.emit());
     eraseBlockMatmul(rewriter, bm);
   }

@@ -25,10 +25,18 @@
 // RUN: tessel-opt %t/two-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/two-steps -o /dev/null
 // RUN: FileCheck %s --check-prefix=TWO-STEPS --input-file=%t/two-steps/matmul_relu.launch.json
+// RUN: sed 's/77x19/77x250/g; s/19x33/250x33/g' %t/small-k.mlir > %t/four-steps.mlir
+// RUN: tessel-opt %t/four-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/four-steps -o /dev/null
+// RUN: FileCheck %s --check-prefix=FOUR-STEPS --input-file=%t/four-steps/matmul_relu.launch.json
+// RUN: sed 's/77x19/77x257/g; s/19x33/257x33/g' %t/small-k.mlir > %t/five-steps.mlir
+// RUN: tessel-opt %t/five-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/five-steps -o /dev/null
+// RUN: FileCheck %s --check-prefix=COPIED --input-file=%t/five-steps/matmul_relu.launch.json
 // RUN: sed 's/77x19/77x129/g; s/19x33/129x33/g' %t/small-k.mlir > %t/three-steps.mlir
 // RUN: tessel-opt %t/three-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/three-steps -o /dev/null
-// RUN: FileCheck %s --check-prefix=THREE-STEPS --input-file=%t/three-steps/matmul_relu.launch.json
+// RUN: FileCheck %s --check-prefix=COPIED --input-file=%t/three-steps/matmul_relu.launch.json
 // RUN: sed 's/^        stages %%stages$/        stages %%stages {read_misaligned_rows_max_k = 0 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/never-read.mlir
 // RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%t/never-read.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
@@ -150,17 +158,25 @@
 // READ-PTX-NOT: cp.async.bulk.tensor
 // READ-PTX-NOT: mbarrier.arrive.expect_tx
 
-// K = 127 (two steps) is read in the kernel too; K = 129 (three) is
-// copied first: the producer's loads are synchronous, one stage per memory
-// latency, and from three steps on the copy is faster (docs/any-shape.md).
+// Producer warpgroups take K steps in turn, each waiting for its stage's
+// loads; by default the operands are read when the producers can hold all
+// of the block's K steps in flight (one warpgroup per step, up to four, as
+// registers and stages allow). K = 127 (two steps, two stages) gets two
+// producers and is read; K = 250 (four steps, four stages) gets four,
+// (128, 1 + 4) threads. K = 129 (three steps, two stages) and K = 257
+// (five steps) are copied first.
 // TWO-STEPS-NOT: "workspaces"
 // TWO-STEPS-NOT: "tensor_map"
-// THREE-STEPS:      "workspaces": [
-// THREE-STEPS-NEXT:   {
-// THREE-STEPS-NEXT:     "element_type": "f16",
-// THREE-STEPS-NEXT:     "shape": [
-// THREE-STEPS-NEXT:       77,
-// THREE-STEPS-NEXT:       192
+// FOUR-STEPS:      "block": [
+// FOUR-STEPS-NEXT:   128,
+// FOUR-STEPS-NEXT:   5,
+// FOUR-STEPS-NEXT:   1
+// FOUR-STEPS-NOT:  "workspaces"
+// COPIED:      "workspaces": [
+// COPIED-NEXT:   {
+// COPIED-NEXT:     "element_type": "f16",
+// COPIED-NEXT:     "shape": [
+// COPIED-NEXT:       77,
 
 // With read_misaligned_rows_max_k = 0, both are copied first, as for a
 // longer K.

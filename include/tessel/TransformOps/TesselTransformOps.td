@@ -312,9 +312,12 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     before the launch), and its tensor map describes the copy. "Large
     enough" is the other operand's extent (N for A, M for B) reaching
     `copy_16b_rows_from` (default 1536). When K is at most
-    `read_misaligned_rows_max_k` (default 128: two K steps; 0 never), a
+    `read_misaligned_rows_max_k` (0 never; when absent, when the producer
+    warpgroups can hold all of a block's K steps in flight: one per step,
+    up to four, as the registers and `stages` allow), a
     matrix whose rows do not start on 16-byte boundaries is instead read
-    by the whole producer warpgroup (the two aligned 16-byte granules
+    by whole producer warpgroups, up to four taking K steps in turn as the
+    registers allow (the two aligned 16-byte granules
     around each 16-byte chunk, realigned in registers; the kernel then
     assumes that matrix's start 16-byte aligned, and says so in its
     signature) and stored where TMA's 128-byte swizzle would put it: no
