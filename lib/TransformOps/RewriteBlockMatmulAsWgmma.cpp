@@ -148,8 +148,8 @@ namespace {
 /// Emits the rewrite; all values are `index` unless stated.
 class WgmmaEmitter : KernelBuilder {
 public:
-  /// `readA` / `readB`: the producer warpgroup reads that operand itself
-  /// (rows TMA cannot read) instead of loading it with TMA.
+  /// `readA` / `readB`: the producer warpgroups read that operand
+  /// themselves (rows TMA cannot read) instead of loading it with TMA.
   /// `producers`: producer warpgroups, taking K steps in turn.
   WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
                int64_t producers, TiledOperand a, TiledOperand bOperand,
@@ -230,8 +230,9 @@ void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,
   // chunk where TMA would: box j of 64 columns holds `rows` rows of 128
   // bytes, and chunk c of row r sits at chunk c ^ (r % 8) of its row (the
   // 128-byte swizzle of a 1024-byte aligned box). No branch separates the
-  // chunks' loads, so many are in flight at once; they are issued in groups
-  // whose registers the producer can hold.
+  // chunks' loads, so many are in flight at once (the registers bound how
+  // many: ptxas schedules them; the IR puts a group's loads before its
+  // stores).
   constexpr int64_t kChunk = 8;
   constexpr int64_t kGroup = 8;
   auto vecType = VectorType::get({kChunk}, bm.inType);
@@ -541,11 +542,11 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
   // Rows that are not 16-byte aligned are read by the producer warpgroups
   // when K is at most this, copied otherwise (by default: see below).
   std::optional<int64_t> givenReadMaxK = getReadMisalignedRowsMaxK();
-  int64_t readMaxK = givenReadMaxK.value_or(0);
-  if (readMaxK < 0)
+  if (givenReadMaxK && *givenReadMaxK < 0)
     return emitDefiniteFailure()
-           << "read_misaligned_rows_max_k = " << readMaxK
+           << "read_misaligned_rows_max_k = " << *givenReadMaxK
            << " must not be negative (0 copies every such operand)";
+  int64_t readMaxK = givenReadMaxK.value_or(-1); // -1: the default below.
   auto transformOp = cast<transform::TransformOpInterface>(getOperation());
 
   SmallVector<Operation *> loops;
@@ -604,12 +605,12 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
         maxProducers = p;
     // By default the threads read such operands when the producers can have
     // all of a tile's K steps in flight at once, as TMA would with that
-    // many stages. Measured on an H100 (docs/any-shape.md): 42 of the 300
-    // shapes of bench/any_shape.py changed method and ran 1.3x faster; with
-    // more steps than producers (big tiles leave registers for one or two)
-    // the copy wins on most shapes.
+    // many stages. Measured on an H100 (docs/any-shape.md): 31 of the 300
+    // shapes of bench/any_shape.py changed from copy to read and ran 1.42x
+    // faster; with more steps than producers (big tiles leave registers for
+    // one or two) the copy wins on most shapes.
     bool readInKernel =
-        givenReadMaxK ? fullK <= *givenReadMaxK : steps <= maxProducers;
+        readMaxK >= 0 ? fullK <= readMaxK : steps <= maxProducers;
     SmallVector<TiledOperand *> copied;
     bool read[2] = {false, false};
     for (auto [i, operand, other] : {std::make_tuple(0, &*a, fullN),
