@@ -35,6 +35,8 @@ sed 's/^        stages %stages$/        stages %stages {read_misaligned_rows_max
 # ... and with every such operand copied first.
 C=/tmp/copy-misaligned-rows.mlir
 sed 's/^        stages %stages$/        stages %stages {read_misaligned_rows_max_k = 0 : i64}/' "$W" > $C
+# The SIMT schedule without its copies of misaligned rows (bench/cases/simt-copy.json).
+sed 's/min_elements 65536/min_elements 1000000000000/' "$S" > /tmp/simt-no-copy.mlir
 for step in "$@"; do
   echo "== $step $(date +%T)"
   case $step in
