@@ -25,6 +25,19 @@ export TESSEL_CACHE=/tmp/tessel-cache TESSEL_HOME=/tmp/tessel/tessel
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$out/env.txt" 2>&1
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" >> "$out/env.txt" 2>&1
 check() { python3 "$here/bench/check_shapes.py" --tools $T "$@"; }
+# sanitize NAME M N K SCHEDULE KNOBS [tessel-run options]: one f16 kernel
+# under compute-sanitizer's memcheck and synccheck, to OUT/NAME-TOOL.txt.
+sanitize() {
+  local name=$1 m=$2 n=$3 k=$4 schedule=$5 knobs=$6; shift 6
+  local d=/tmp/$name; mkdir -p $d
+  python3 -c "import sys; sys.path.insert(0,'$here/python'); from tessel.workload import matmul_relu_ir; open('$d/in.mlir','w').write(matmul_relu_ir($m,$n,$k,'f16'))"
+  $T/tessel-opt $d/in.mlir --tessel-apply-schedule="schedule=$schedule knobs=$knobs" \
+    --tessel-lower-to-ptx=chip=sm_90a --tessel-export-kernels=dir=$d/k -o /dev/null
+  for tool in memcheck synccheck; do
+    timeout 120 compute-sanitizer --tool $tool --print-limit 5 $T/tessel-run $d/k/matmul_relu.launch.json \
+      "$@" --warmup-ms 0 --rep-ms 0.01 2>&1 | tail -25 | tee "$out/$name-$tool.txt"
+  done
+}
 W="$here/schedules/matmul_relu_wgmma.mlir"
 M="$here/schedules/matmul_relu_mma.mlir"
 S="$here/schedules/matmul_relu_simt.mlir"
@@ -94,25 +107,10 @@ for step in "$@"; do
         5000x5000x5000:bf16 1000x1000x1000:f16 8191x8191x8191:bf16 2048x2048x2047:f16 \
         4097x4097x4097:f32 997x1009x1013:f32 --knobs "" --out "$out/profile.json" 2>&1 | grep -v Warn | tail -12 ;;
     sanitize64)
-      d=/tmp/s64; mkdir -p $d
-      python3 -c "import sys; sys.path.insert(0,'$here/python'); from tessel.workload import matmul_relu_ir; open('$d/in.mlir','w').write(matmul_relu_ir(2048,2048,512,'f16'))"
-      $T/tessel-opt $d/in.mlir --tessel-apply-schedule="schedule=$W knobs=tile_m=64,tile_n=64,stages=4,group_m=8" \
-        --tessel-lower-to-ptx=chip=sm_90a --tessel-export-kernels=dir=$d/k -o /dev/null
-      for tool in memcheck synccheck; do
-        timeout 120 compute-sanitizer --tool $tool --print-limit 5 $T/tessel-run $d/k/matmul_relu.launch.json \
-          --reference none --warmup-ms 0 --rep-ms 0.01 2>&1 | tail -25 | tee "$out/sanitize-$tool.txt"
-      done ;;
+      sanitize sanitize 2048 2048 512 "$W" tile_m=64,tile_n=64,stages=4,group_m=8 --reference none ;;
     sanitize-read)
-      # The producer's aligned loads around misaligned rows (K of 5 steps),
-      # under memcheck and synccheck.
-      d=/tmp/sread; mkdir -p $d
-      python3 -c "import sys; sys.path.insert(0,'$here/python'); from tessel.workload import matmul_relu_ir; open('$d/in.mlir','w').write(matmul_relu_ir(520,390,263,'f16'))"
-      $T/tessel-opt $d/in.mlir --tessel-apply-schedule="schedule=$R knobs=tile_m=128,tile_n=192,stages=4,group_m=8" \
-        --tessel-lower-to-ptx=chip=sm_90a --tessel-export-kernels=dir=$d/k -o /dev/null
-      for tool in memcheck synccheck; do
-        timeout 120 compute-sanitizer --tool $tool --print-limit 5 $T/tessel-run $d/k/matmul_relu.launch.json \
-          --warmup-ms 0 --rep-ms 0.01 2>&1 | tail -25 | tee "$out/sanitize-read-$tool.txt"
-      done ;;
+      # The producer's aligned loads around misaligned rows (K of 5 steps).
+      sanitize sanitize-read 520 390 263 "$R" tile_m=128,tile_n=192,stages=4,group_m=8 ;;
     lit)
       (cd /tmp/tessel/tessel && timeout 580 ./run-tests.sh 2>&1 | tail -25) ;;
     pytest)
