@@ -29,6 +29,7 @@
 #include "tessel/TransformOps/TesselTransformOps.h"
 
 #include "BlockMatmul.h"
+#include "tessel/TransformOps/WgmmaLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -43,70 +44,27 @@
 
 using namespace mlir;
 using namespace tessel;
+using namespace tessel::wgmma;
 
 /// The unit attribute marking the consumers' K loop.
 static constexpr llvm::StringLiteral kMainLoopAttr = "tessel.wgmma_main_loop";
 
-static constexpr int64_t kWarpgroupThreads = 128;
-/// Rows of the accumulator one consumer warpgroup owns (wgmma's M).
-static constexpr int64_t kWgmmaM = 64;
-/// K extent of one ring buffer: one 128-byte swizzle row of 16-bit values.
-static constexpr int64_t kTileK = 64;
 /// Columns of one B box: one 128-byte swizzle row of 16-bit values.
 static constexpr int64_t kBoxN = 64;
 /// Largest box dimension TMA accepts.
 static constexpr int64_t kMaxBoxDim = 256;
-/// Buffers addressed by 128-byte-swizzled wgmma descriptors start on 1024-byte
-/// boundaries; the dynamic shared memory base is aligned at run time.
-static constexpr int64_t kSwizzleAlign = 1024;
-/// Padding (f32 elements) of the staged accumulator rows against bank
-/// conflicts of the fragment stores.
-static constexpr int64_t kStagePad = 8;
 /// Shared memory one block may use on sm_90 (227 KiB).
 static constexpr int64_t kMaxSharedMemory = 232448;
-/// Accumulator registers per consumer thread above which the kernel spills.
-static constexpr int64_t kMaxAccumulatorRegs = 128;
-/// Registers of an SM, and those a consumer thread needs besides its
-/// accumulators (addresses, barriers, loop state: 26-38 in the tuned kernels
-/// on an H100, fewer under pressure).
-static constexpr int64_t kRegisterFile = 65536;
-static constexpr int64_t kOtherRegs = 24;
 /// Producer warpgroups at most when the threads read operands.
 static constexpr int64_t kMaxProducers = 4;
 /// Named barrier (0 is __syncthreads) the consumer warpgroups share.
 static constexpr int64_t kConsumerBarrier = 1;
 
-namespace {
-
-/// The block tile's layout in shared memory, in bytes.
-struct WgmmaLayout {
-  int64_t consumers = 0, producers = 1, threads = 0;
-  int64_t aStageBytes = 0, bStageBytes = 0, ringBytes = 0, stagedBytes = 0;
-  int64_t sharedBytes = 0;
-};
-
-} // namespace
-
-static WgmmaLayout computeLayout(const BlockMatmul &bm, int64_t stages,
-                                 int64_t producers = 1) {
-  WgmmaLayout l;
-  int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
-  l.consumers = bm.m / kWgmmaM;
-  l.producers = producers;
-  l.threads = kWarpgroupThreads * (l.consumers + producers);
-  l.aStageBytes = bm.m * kTileK * inBytes;
-  l.bStageBytes = kTileK * bm.n * inBytes;
-  l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
-  l.stagedBytes = bm.m * (bm.n + kStagePad) * 4;
-  l.sharedBytes = std::max(l.ringBytes, l.stagedBytes) + kSwizzleAlign;
-  return l;
-}
-
-/// The registers each of `threads` threads of a block can have: the register
-/// file shared out in whole warps, 8 registers per thread at a time.
-static int64_t registersPerThread(int64_t threads) {
-  int64_t warps = llvm::divideCeil(threads, 32);
-  return std::min<int64_t>(255, kRegisterFile / (warps * 32) / 8 * 8);
+static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
+                                   int64_t producers = 1) {
+  return wgmma::computeLayout(bm.m, bm.n,
+                              bm.inType.getIntOrFloatBitWidth() / 8, stages,
+                              producers);
 }
 
 /// Checks the block tile and `stages`; returns why they do not fit, or an
@@ -115,7 +73,7 @@ static std::string checkConfig(const BlockMatmul &bm, int64_t stages,
                                int64_t producers = 1) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
-  WgmmaLayout l = computeLayout(bm, stages, producers);
+  wgmma::Layout l = computeLayout(bm, stages, producers);
   if (bm.m > kMaxBoxDim)
     os << "the block tile M = " << bm.m << " must be at most " << kMaxBoxDim
        << " (one TMA box; one consumer warpgroup per 64 rows)";
@@ -192,7 +150,7 @@ private:
   int64_t stages;
   TiledOperand a, bOp;
   bool readA, readB;
-  WgmmaLayout l;
+  wgmma::Layout l;
   Value tid, raw, alignPad, full, empty, descA, descB;
 };
 

@@ -1,6 +1,7 @@
 //===- KnobChoice.cpp - Knob values for a shape without a tuned record ----===//
 
 #include "tessel/Tuning/KnobChoice.h"
+#include "tessel/TransformOps/WgmmaLayout.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
@@ -138,15 +139,14 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     if (kSteps > 1 && kSteps < stages)
       return kInfeasible;
   } else if (wgmma) {
+    // The block the rewrite builds: its threads and shared memory, and
+    // accumulators that must fit the registers, or the kernel spills.
     int64_t bm = roundUp(em, 64), bn = roundUp(en, 64);
-    threads = 128 * (bm / 64 + 1);
-    smem =
-        std::max(stages * (bm + bn) * 64 * inBytes, bm * (bn + 8) * 4) + 1024;
-    // Accumulators (bn / 2 per consumer thread) and about 24 other
-    // registers per thread must fit the register file shared by the
-    // block's warps, or the kernel spills.
-    int64_t regs = std::min<int64_t>(255, 65536 / threads / 8 * 8);
-    if (bn / 2 > 128 || bn / 2 + 24 > regs)
+    tessel::wgmma::Layout layout =
+        tessel::wgmma::computeLayout(bm, bn, inBytes, stages);
+    threads = layout.threads;
+    smem = layout.sharedBytes;
+    if (!tessel::wgmma::accumulatorsFit(bn, threads))
       return kInfeasible;
   }
   if (threads > 1024 || threads < 1 || smem > chip.sharedMemory)

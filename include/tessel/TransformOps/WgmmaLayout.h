@@ -1,0 +1,79 @@
+//===- WgmmaLayout.h - A wgmma block's threads, registers, shared memory --===//
+//
+// What transform.tessel.rewrite_block_matmul_as_wgmma builds for a BM x BN
+// block, and the register bound its accumulators must respect: the rewrite
+// refuses what does not fit, and the knob rule (Tuning/KnobChoice.cpp)
+// estimates with the same numbers, so that the two cannot drift apart.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_TRANSFORMOPS_WGMMALAYOUT_H
+#define TESSEL_TRANSFORMOPS_WGMMALAYOUT_H
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace tessel::wgmma {
+
+inline constexpr int64_t kWarpgroupThreads = 128;
+/// Rows of the accumulator one consumer warpgroup owns (wgmma's M).
+inline constexpr int64_t kWgmmaM = 64;
+/// K extent of one ring buffer: one 128-byte swizzle row of 16-bit values.
+inline constexpr int64_t kTileK = 64;
+/// Buffers addressed by 128-byte-swizzled wgmma descriptors start on 1024-byte
+/// boundaries; the dynamic shared memory base is aligned at run time.
+inline constexpr int64_t kSwizzleAlign = 1024;
+/// Padding (f32 elements) of the staged accumulator rows against bank
+/// conflicts of the fragment stores.
+inline constexpr int64_t kStagePad = 8;
+/// Accumulator registers per consumer thread above which the kernel spills.
+inline constexpr int64_t kMaxAccumulatorRegs = 128;
+/// Registers of an SM, and those a consumer thread needs besides its
+/// accumulators (addresses, barriers, loop state: 26-38 in the tuned kernels
+/// on an H100, fewer under pressure).
+inline constexpr int64_t kRegisterFile = 65536;
+inline constexpr int64_t kOtherRegs = 24;
+
+/// A BM x BN block's warpgroups and shared memory, in bytes.
+struct Layout {
+  int64_t consumers = 0, producers = 1, threads = 0;
+  int64_t aStageBytes = 0, bStageBytes = 0, ringBytes = 0, stagedBytes = 0;
+  int64_t sharedBytes = 0;
+};
+
+/// The layout of a `bm` x `bn` block (multiples of 64) with inputs of
+/// `inBytes` bytes, `stages` ring buffers and `producers` producer
+/// warpgroups.
+inline Layout computeLayout(int64_t bm, int64_t bn, int64_t inBytes,
+                            int64_t stages, int64_t producers = 1) {
+  Layout l;
+  l.consumers = bm / kWgmmaM;
+  l.producers = producers;
+  l.threads = kWarpgroupThreads * (l.consumers + producers);
+  l.aStageBytes = bm * kTileK * inBytes;
+  l.bStageBytes = kTileK * bn * inBytes;
+  l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
+  l.stagedBytes = bm * (bn + kStagePad) * 4;
+  l.sharedBytes = std::max(l.ringBytes, l.stagedBytes) + kSwizzleAlign;
+  return l;
+}
+
+/// The registers each of `threads` threads of a block can have: the register
+/// file shared out in whole warps, 8 registers per thread at a time.
+inline int64_t registersPerThread(int64_t threads) {
+  int64_t warps = llvm::divideCeil(threads, 32);
+  return std::min<int64_t>(255, kRegisterFile / (warps * 32) / 8 * 8);
+}
+
+/// Whether a consumer thread's accumulators for a block `bn` wide (bn / 2
+/// f32 registers), and its other registers, fit among `threads` threads.
+inline bool accumulatorsFit(int64_t bn, int64_t threads) {
+  return bn / 2 <= kMaxAccumulatorRegs &&
+         bn / 2 + kOtherRegs <= registersPerThread(threads);
+}
+
+} // namespace tessel::wgmma
+
+#endif // TESSEL_TRANSFORMOPS_WGMMALAYOUT_H
