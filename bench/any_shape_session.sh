@@ -11,7 +11,8 @@
 # any:I/N (slice I of N of the 300 shapes), sweep-wgmma, sweep-read, sweep-simt,
 # sweep-mma (every knob point at one shape), sanitize-read, pytest, lit, anchors (untuned
 # vs tuned on ANCHORS.md's shapes), named (the issue's shapes against
-# cuBLASLt), compare:NAME (bench/compare_variants.py on bench/cases/NAME.json).
+# cuBLASLt), compare:NAME (bench/compare_variants.py on bench/cases/NAME.json),
+# copies:TAG (20 shapes with copied operands: times and kernel split).
 set -uo pipefail
 out=$1; shift
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,12 +26,12 @@ export TESSEL_CACHE=/tmp/tessel-cache TESSEL_HOME=/tmp/tessel/tessel
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$out/env.txt" 2>&1
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)" >> "$out/env.txt" 2>&1
 check() { python3 "$here/bench/check_shapes.py" --tools $T "$@"; }
-# sanitize NAME M N K SCHEDULE KNOBS [tessel-run options]: one f16 kernel
-# under compute-sanitizer's memcheck and synccheck, to OUT/NAME-TOOL.txt.
+# sanitize NAME M N K SCHEDULE KNOBS [tessel-run options]: one kernel (f16,
+# or $DT) under compute-sanitizer's memcheck and synccheck, to OUT/NAME-TOOL.txt.
 sanitize() {
   local name=$1 m=$2 n=$3 k=$4 schedule=$5 knobs=$6; shift 6
   local d=/tmp/$name; mkdir -p $d
-  python3 -c "import sys; sys.path.insert(0,'$here/python'); from tessel.workload import matmul_relu_ir; open('$d/in.mlir','w').write(matmul_relu_ir($m,$n,$k,'f16'))"
+  python3 -c "import sys; sys.path.insert(0,'$here/python'); from tessel.workload import matmul_relu_ir; open('$d/in.mlir','w').write(matmul_relu_ir($m,$n,$k,'${DT:-f16}'))"
   $T/tessel-opt $d/in.mlir --tessel-apply-schedule="schedule=$schedule knobs=$knobs" \
     --tessel-lower-to-ptx=chip=sm_90a --tessel-export-kernels=dir=$d/k -o /dev/null
   for tool in memcheck synccheck; do
@@ -102,6 +103,18 @@ for step in "$@"; do
         2804x16229x66:f16 2816x16240x80:f16 2x10x3:f16 16x16x16:f16 1000x1000x1000:f16 \
         1008x1008x1008:f16 1370x432x928:f16 1376x431x928:f16 1376x432x925:f16 \
         --knobs "" --out "$out/profile-pairs.json" 2>&1 | grep -v Warn | tail -16 ;;
+    copies:*)
+      # Shapes whose operands are copied into aligned workspaces: their time
+      # against the divisible twin (any_shape.py) and each call split into
+      # its kernels (profile_shapes.py), written as copies-TAG*.json.
+      tag=${step#copies:}
+      c=64x3x12353:bf16,3x1x4182:bf16,2804x16229x66:f16,22x7211x16249:bf16,8191x8191x8191:bf16
+      c=$c,2000x3000x1500:f16,13x11x351:f16,1057x443x321:f16,14931x71x363:bf16,7332x17x1621:bf16
+      c=$c,12079x56x5100:f16,107x10070x9674:bf16,63x13566x4846:f16,11027x5x2301:f16,4097x4097x4097:f32
+      c=$c,9597x14859x10:f32,165x22x7758:f32,168x18x12417:f32,12525x23x61:f32,997x1009x1013:f32
+      timeout 400 python3 "$here/bench/any_shape.py" --out "$out/copies-$tag" --shapes $c 2>&1 | tail -30
+      timeout 300 python3 "$here/bench/profile_shapes.py" ${c//,/ } --knobs "" \
+        --out "$out/copies-$tag-profile.json" 2>&1 | grep -v Warn | tail -24 ;;
     profile)
       timeout 400 python3 "$here/bench/profile_shapes.py" 4095x4097x4099:f16 2000x3000x1500:f16 \
         5000x5000x5000:bf16 1000x1000x1000:f16 8191x8191x8191:bf16 2048x2048x2047:f16 \
@@ -111,6 +124,11 @@ for step in "$@"; do
     sanitize-read)
       # The producer's aligned loads around misaligned rows (K of 5 steps).
       sanitize sanitize-read 520 390 263 "$R" tile_m=128,tile_n=192,stages=4,group_m=8 ;;
+    sanitize-copy)
+      # The copy kernel's aligned granule loads around misaligned rows:
+      # 16-bit (wgmma, both operands copied) and 32-bit (SIMT).
+      sanitize sanitize-copy 520 390 263 "$C" tile_m=128,tile_n=128,stages=4,group_m=8
+      DT=f32 sanitize sanitize-copy-f32 297 390 263 "$S" tile_m=32,tile_n=64,tile_k=16,thread_m=2,thread_n=4 ;;
     lit)
       (cd /tmp/tessel/tessel && timeout 580 ./run-tests.sh 2>&1 | tail -25) ;;
     pytest)

@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -208,19 +209,30 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
             launch.kernel));
     }
   }
-  // The function's buffers: its arguments, then its workspaces, allocated
-  // and freed in stream order around the launches.
+  // The function's buffers: its arguments, then its workspaces. The
+  // workspaces share one allocation, each at a 256-byte boundary, made and
+  // freed in stream order around the launches: every allocation and free
+  // is a driver call on the path of each call.
   std::vector<cuda::DevicePtr> addresses(buffers.begin(), buffers.end());
+  cuda::DevicePtr workspaceBase = 0;
   llvm::scope_exit freeWorkspaces([&] {
-    for (size_t i = buffers.size(); i < addresses.size(); ++i)
-      driver->freeAsync(addresses[i], stream);
+    if (workspaceBase)
+      driver->freeAsync(workspaceBase, stream);
   });
-  for (const BufferSpec &workspace : functionSpec.workspaces) {
-    llvm::Expected<cuda::DevicePtr> ptr = driver->allocateAsync(
-        workspace.numElements() * workspace.elementBytes(), stream);
-    if (!ptr)
-      return ptr.takeError();
-    addresses.push_back(*ptr);
+  if (!functionSpec.workspaces.empty()) {
+    std::vector<size_t> offsets;
+    size_t total = 0;
+    for (const BufferSpec &workspace : functionSpec.workspaces) {
+      offsets.push_back(total);
+      total += llvm::alignTo(workspace.numElements() * workspace.elementBytes(),
+                             256);
+    }
+    llvm::Expected<cuda::DevicePtr> base = driver->allocateAsync(total, stream);
+    if (!base)
+      return base.takeError();
+    workspaceBase = *base;
+    for (size_t offset : offsets)
+      addresses.push_back(workspaceBase + offset);
   }
   std::vector<void *> params;
   std::vector<cuda::TensorMap> maps;

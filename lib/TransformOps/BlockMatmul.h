@@ -96,7 +96,10 @@ int64_t alignedChunk(mlir::MemRefType type, int64_t maxElems);
 /// padded to 128 bytes: a `gpu.alloc` each and one copy kernel for all (a
 /// `gpu.launch`; each launch costs microseconds) just before `launch`, and
 /// the `gpu.dealloc`s just after. Returns the workspaces, in order; the
-/// leading source-shaped part of each holds its copy.
+/// leading source-shaped part of each holds its copy. The kernel reads
+/// misaligned 16- and 32-bit rows through aligned 16-byte granules, so it
+/// assumes such a source's start 16-byte aligned (memref.assume_alignment,
+/// which the kernel's signature then declares and the runtime checks).
 llvm::SmallVector<mlir::Value>
 copyToAlignedRows(mlir::RewriterBase &rewriter, mlir::gpu::LaunchOp launch,
                   llvm::ArrayRef<mlir::Value> sources);
