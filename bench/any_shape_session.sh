@@ -88,7 +88,7 @@ for step in "$@"; do
       check --chip sm_90a --schedule $W --shapes 2000x2056x264 --dtypes f16 --sweep --run-jobs 8 --out "$out/sweep-wgmma.json" 2>&1 | tail -12 ;;
     sweep-read)
       # Every wgmma knob point with misaligned operands read in the kernel.
-      check --chip sm_90a --schedule $R --shapes 520x390x263,77x33x19 --dtypes f16 --sweep --run-jobs 8 \
+      check --chip sm_90a --schedule $R --shapes 520x390x263,77x33x19,130x70x1001 --dtypes f16 --sweep --run-jobs 8 \
         --out "$out/sweep-read.json" 2>&1 | tail -12 ;;
     sweep-simt)
       check --chip sm_90 --schedule $S --shapes 200x136x72 --dtypes f32 --sweep --run-jobs 8 --out "$out/sweep-simt.json" 2>&1 | tail -12 ;;
@@ -124,6 +124,9 @@ for step in "$@"; do
     sanitize-read)
       # The producer's aligned loads around misaligned rows (K of 5 steps).
       sanitize sanitize-read 520 390 263 "$R" tile_m=128,tile_n=192,stages=4,group_m=8 ;;
+    sanitize-staged)
+      # Granules copied asynchronously into staging slots (K of 16 steps).
+      sanitize sanitize-staged 130 70 1001 "$R" tile_m=64,tile_n=64,stages=4,group_m=1 ;;
     sanitize-copy)
       # The copy kernel's aligned granule loads around misaligned rows:
       # 16-bit (wgmma, both operands copied) and 32-bit (SIMT).

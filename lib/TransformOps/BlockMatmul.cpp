@@ -328,8 +328,8 @@ Value KernelBuilder::flatView(Value source) {
 }
 
 KernelBuilder::ChunkGranules
-KernelBuilder::loadChunkGranules(Value source, Value flat, Value row, Value col,
-                                 Value valid) {
+KernelBuilder::chunkGranuleIndices(Value source, Value flat, Value row,
+                                   Value col, Value valid) {
   auto type = cast<MemRefType>(source.getType());
   auto [strides, offset] = type.getStridesAndOffset();
   int64_t perGranule = 128 / type.getElementTypeBitWidth();
@@ -343,12 +343,21 @@ KernelBuilder::loadChunkGranules(Value source, Value flat, Value row, Value col,
   // (then no valid element is read from it).
   Value hi = arith::MinUIOp::create(b, loc, addC(lo, perGranule),
                                     cst((extent - 1) & -perGranule));
+  return {lo, hi, sub(first, lo), valid};
+}
+
+KernelBuilder::ChunkGranules
+KernelBuilder::loadChunkGranules(Value source, Value flat, Value row, Value col,
+                                 Value valid) {
+  auto type = cast<MemRefType>(source.getType());
+  int64_t perGranule = 128 / type.getElementTypeBitWidth();
+  ChunkGranules at = chunkGranuleIndices(source, flat, row, col, valid);
   auto granuleType = VectorType::get({perGranule}, type.getElementType());
   auto load = [&](Value index) -> Value {
     return vector::LoadOp::create(b, loc, granuleType, flat, ValueRange{index},
                                   /*nontemporal=*/false, llvm::MaybeAlign(16));
   };
-  return {load(lo), load(hi), sub(first, lo), valid};
+  return {load(at.lo), load(at.hi), at.shift, valid};
 }
 
 Value KernelBuilder::realignChunk(const ChunkGranules &g, VectorType type) {

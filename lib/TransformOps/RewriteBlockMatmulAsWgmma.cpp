@@ -15,7 +15,8 @@
 //     an operand whose rows TMA cannot read is instead read by whole
 //     producer warpgroups, up to four taking K steps in turn (aligned
 //     16-byte loads, realigned in registers), and stored swizzled, as TMA
-//     would;
+//     would; with a longer K, by one producer warpgroup through staging
+//     slots filled by cp.async a few K steps ahead;
 //   - BM / 64 consumer warpgroups each compute 64 x BN of the tile with
 //     nvgpu.warpgroup.mma (wgmma m64nBNk16, f32 accumulators in registers),
 //     keeping one wgmma group in flight, and release a buffer as soon as
@@ -60,20 +61,30 @@ static constexpr int64_t kMaxProducers = 4;
 /// Named barrier (0 is __syncthreads) the consumer warpgroups share.
 static constexpr int64_t kConsumerBarrier = 1;
 
+/// Staging slots at most for the producer's asynchronous granule copies.
+static constexpr int64_t kMaxStagingSlots = 4;
+/// By default, misaligned operands of a K longer than the producers cover
+/// are read through staging slots when the matmul does at most this many
+/// flops per byte of them, in at least this many blocks (docs/any-shape.md).
+static constexpr int64_t kStagedReadMaxFlopsPerByte = 64;
+static constexpr int64_t kStagedReadMinBlocks = 64;
+
 static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
-                                   int64_t producers = 1) {
+                                   int64_t producers = 1,
+                                   int64_t stagingBytes = 0) {
   return wgmma::computeLayout(bm.m, bm.n,
                               bm.inType.getIntOrFloatBitWidth() / 8, stages,
-                              producers);
+                              producers, stagingBytes);
 }
 
 /// Checks the block tile and `stages`; returns why they do not fit, or an
 /// empty string.
 static std::string checkConfig(const BlockMatmul &bm, int64_t stages,
-                               int64_t producers = 1) {
+                               int64_t producers = 1,
+                               int64_t stagingBytes = 0) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
-  wgmma::Layout l = computeLayout(bm, stages, producers);
+  wgmma::Layout l = computeLayout(bm, stages, producers, stagingBytes);
   if (bm.m > kMaxBoxDim)
     os << "the block tile M = " << bm.m << " must be at most " << kMaxBoxDim
        << " (one TMA box; one consumer warpgroup per 64 rows)";
@@ -109,12 +120,25 @@ public:
   /// `readA` / `readB`: the producer warpgroups read that operand
   /// themselves (rows TMA cannot read) instead of loading it with TMA.
   /// `producers`: producer warpgroups, taking K steps in turn.
+  /// `stagingSlots`: when not 0, one producer warpgroup copies the read
+  /// operands' granules asynchronously (cp.async) into that many staging
+  /// slots ahead of the ring, and realigns them from there.
   WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
                int64_t producers, TiledOperand a, TiledOperand bOperand,
-               bool readA, bool readB)
+               bool readA, bool readB, int64_t stagingSlots)
       : KernelBuilder(rewriter, bm.loc()), bm(bm), stages(stages),
         a(std::move(a)), bOp(std::move(bOperand)), readA(readA), readB(readB),
-        l(computeLayout(bm, stages, producers)) {}
+        stagingSlots(stagingSlots),
+        l(computeLayout(bm, stages, producers,
+                        stagingSlots * slotBytes(bm, stages, readA, readB))) {}
+
+  /// Bytes of one staging slot: both granules of each 16-byte chunk of the
+  /// read operands' tiles of one K step.
+  static int64_t slotBytes(const BlockMatmul &bm, int64_t stages, bool readA,
+                           bool readB) {
+    wgmma::Layout l = computeLayout(bm, stages);
+    return 2 * ((readA ? l.aStageBytes : 0) + (readB ? l.bStageBytes : 0));
+  }
 
   /// Emits the host-side tensor maps before the launch and the kernel body
   /// at the current insertion point; returns the consumers' K loop.
@@ -143,6 +167,15 @@ private:
   void emitProducer(Value m0, Value n0, Value tidX, Value producer);
   void fillStage(Value source, Value flat, Value rowOrigin, Value colOrigin,
                  int64_t rows, int64_t cols, Value stageBytes, Value tidX);
+  /// The ring index of chunk (row, col) of a rows x 64-column-box tile, as
+  /// TMA's 128-byte swizzle puts it.
+  Value swizzledIndex(Value row, Value col, int64_t rows);
+  void emitStagedProducer(Value m0, Value n0, Value tidX);
+  /// The TMA loads of K step `k0`'s operands that TMA reads into ring
+  /// `stage` (at `aBytes`, `bBytes`), with the transaction count: by one
+  /// thread (thread 0 when the others fill operands themselves).
+  void emitTmaLoads(Value stage, Value k0, Value m0, Value n0, Value aBytes,
+                    Value bBytes, Value tidX);
   scf::ForOp emitConsumers(Value consumer);
   void emitEpilogue(Value acc, Value consumer);
 
@@ -150,6 +183,7 @@ private:
   int64_t stages;
   TiledOperand a, bOp;
   bool readA, readB;
+  int64_t stagingSlots;
   wgmma::Layout l;
   Value tid, raw, alignPad, full, empty, descA, descB;
 };
@@ -209,22 +243,192 @@ void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,
       [&](Value row, Value col, Value valid) {
         ChunkGranules granules = loadChunkGranules(
             source, flat, add(rowOrigin, row), add(colOrigin, col), valid);
-        Value box = div(col, kBoxN);
-        Value chunk = arith::XOrIOp::create(
-            b, loc, div(rem(col, kBoxN), kChunk), rem(row, 8));
-        Value index = add(add(mul(box, rows * kBoxN), mul(row, kBoxN)),
-                          mul(chunk, kChunk));
-        pending.emplace_back(granules, index);
+        pending.emplace_back(granules, swizzledIndex(row, col, rows));
         if (pending.size() == kGroup)
           flush();
       });
   flush();
 }
 
-void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
-                                Value producer) {
+void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
+                                Value aBytes, Value bBytes, Value tidX) {
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
   int64_t tmaBytes = (readA ? 0 : l.aStageBytes) + (readB ? 0 : l.bStageBytes);
+  if (tmaBytes == 0)
+    return;
+  // One thread issues the TMA loads and the transaction count (the only
+  // thread here when no operand is filled by the threads).
+  OpBuilder::InsertionGuard inner(b);
+  if (readA || readB) {
+    auto ifLeader = scf::IfOp::create(b, loc, eq(tidX, 0),
+                                      /*withElse=*/false);
+    b.setInsertionPointToStart(ifLeader.thenBlock());
+  }
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, cst(tmaBytes), stage,
+                                          Value());
+  if (!readA)
+    nvgpu::TmaAsyncLoadOp::create(
+        b, loc, view(aBytes, sharedType({bm.m, kTileK}, bm.inType)), full,
+        descA, ValueRange{k0, m0}, stage, Value(), Value());
+  for (int64_t j = 0; !readB && j < bm.n / kBoxN; ++j) {
+    Value bDst = view(addC(bBytes, j * kTileK * kBoxN * inBytes),
+                      sharedType({kTileK, kBoxN}, bm.inType));
+    nvgpu::TmaAsyncLoadOp::create(b, loc, bDst, full, descB,
+                                  ValueRange{addC(n0, j * kBoxN), k0}, stage,
+                                  Value(), Value());
+  }
+}
+
+void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
+  // One producer warpgroup. Each thread copies the two aligned granules
+  // around each of its chunks of the read operands' tiles with 16-byte
+  // cp.async into a staging slot, `stagingSlots` K steps ahead, one
+  // cp.async group per step. For step kt it waits for its own group (no
+  // other thread's copies are read), realigns each chunk from the slot
+  // into the ring as fillStage does, and refills the slot with step
+  // kt + stagingSlots (zero bytes read past the last step, so that every
+  // step commits one group).
+  constexpr int64_t kChunk = 8;
+  int64_t steps = llvm::divideCeil(bm.k, kTileK);
+  int64_t slotElems = slotBytes(bm, stages, readA, readB) /
+                      (bm.inType.getIntOrFloatBitWidth() / 8);
+  Value ticks = cst(10000000);
+  Value staging =
+      view(cst(l.ringBytes),
+           sharedType({stagingSlots * slotElems}, bm.inType));
+  auto vecType = VectorType::get({kChunk}, bm.inType);
+  struct Operand {
+    TiledOperand *t;
+    Value flat;
+    int64_t rows, cols, base; // base: element offset in a slot
+    bool isA;
+  };
+  SmallVector<Operand> operands;
+  int64_t base = 0;
+  if (readA) {
+    operands.push_back({&a, flatView(a.source), bm.m, kTileK, base, true});
+    base += 2 * bm.m * kTileK;
+  }
+  if (readB)
+    operands.push_back({&bOp, flatView(bOp.source), kTileK, bm.n, base, false});
+  // Walks operand `op`'s tile of K step `kt` (the chunks of this thread):
+  // body(j, granule indices, row, col) with j counting the thread's chunks.
+  auto walk = [&](const Operand &op, Value kt,
+                  function_ref<void(int64_t, const ChunkGranules &, Value,
+                                    Value)>
+                      body) {
+    Value k0 = mul(kt, kTileK);
+    Value rowOrigin = op.isA ? m0 : k0, colOrigin = op.isA ? k0 : n0;
+    // Clamped at 0: past the last K step (the refills of the last slots)
+    // nothing is valid, and forEachChunk compares rows unsigned.
+    auto left = [&](int64_t d, Value origin) -> Value {
+      return arith::MaxSIOp::create(
+          b, loc, sub(dim(op.t->source, d), origin), cst(0));
+    };
+    int64_t j = 0;
+    forEachChunk(tidX, op.rows, op.cols, kChunk, kWarpgroupThreads,
+                 left(0, rowOrigin), left(1, colOrigin),
+                 [&](Value row, Value col, Value valid) {
+                   ChunkGranules at = chunkGranuleIndices(
+                       op.t->source, op.flat, add(rowOrigin, row),
+                       add(colOrigin, col), valid);
+                   body(j++, at, row, col);
+                 });
+  };
+  // Chunk j of this thread: element `chunkOffset` of the operand's lo
+  // granules in a slot; its hi granules follow the lo ones.
+  auto chunkOffset = [&](const Operand &op, Value slot, int64_t j) {
+    return add(addC(mul(slot, slotElems), op.base + j * kWarpgroupThreads * kChunk),
+               mul(tidX, kChunk));
+  };
+  auto issue = [&](Value kt) -> Value {
+    Value slot = rem(kt, stagingSlots);
+    SmallVector<Value> tokens;
+    for (const Operand &op : operands) {
+      int64_t half = op.rows * op.cols;
+      walk(op, kt, [&](int64_t j, const ChunkGranules &at, Value, Value) {
+        // Nothing is read for a chunk with no valid element (past M, N
+        // or the last K step): the slot gets zeros.
+        Value bytes = select(eq(at.valid, 0), cst(0), cst(kChunk));
+        Value dst = chunkOffset(op, slot, j);
+        for (auto [src, off] : {std::make_pair(at.lo, int64_t(0)),
+                                std::make_pair(at.hi, half)})
+          tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+              b, loc, staging, ValueRange{addC(dst, off)}, op.flat,
+              ValueRange{src}, b.getIndexAttr(kChunk), bytes,
+              /*bypassL1=*/b.getUnitAttr()));
+      });
+    }
+    return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokens);
+  };
+
+  // Prologue: the first stagingSlots steps in flight.
+  Value group;
+  for (int64_t d = 0; d < stagingSlots; ++d)
+    group = issue(cst(d));
+  auto loop = scf::ForOp::create(b, loc, cst(0), cst(steps), cst(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value stage = rem(kt, stages), round = div(kt, stages);
+  Value reuse = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
+                                      cst(stages));
+  auto ifReuse = scf::IfOp::create(b, loc, reuse, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifReuse.thenBlock());
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty,
+                                           parity(addC(round, 1)), ticks,
+                                           stage);
+  }
+  Value k0 = mul(kt, kTileK);
+  Value aBytes = mul(stage, l.aStageBytes);
+  Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
+  emitTmaLoads(stage, k0, m0, n0, aBytes, bBytes, tidX);
+  // This thread's copies of step kt: the oldest of its groups in flight.
+  // (cp.async.wait_group counts groups; the token, which the op requires,
+  // is not what is waited for.)
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
+                                   b.getI32IntegerAttr(stagingSlots - 1));
+  Value slot = rem(kt, stagingSlots);
+  for (const Operand &op : operands) {
+    int64_t half = op.rows * op.cols;
+    Value ring = view(op.isA ? aBytes : bBytes,
+                      sharedType({op.rows * op.cols}, bm.inType));
+    SmallVector<std::pair<ChunkGranules, Value>> chunks;
+    walk(op, kt, [&](int64_t j, const ChunkGranules &at, Value row,
+                     Value col) {
+      Value off = chunkOffset(op, slot, j);
+      auto load = [&](Value index) -> Value {
+        return vector::LoadOp::create(b, loc, vecType, staging,
+                                      ValueRange{index}, /*nontemporal=*/false,
+                                      llvm::MaybeAlign(16));
+      };
+      chunks.push_back({{load(off), load(addC(off, half)), at.shift, at.valid},
+                        swizzledIndex(row, col, op.rows)});
+    });
+    for (auto &[granules, index] : chunks)
+      vector::StoreOp::create(b, loc, realignChunk(granules, vecType), ring,
+                              ValueRange{index}, /*nontemporal=*/false,
+                              llvm::MaybeAlign(16));
+  }
+  fenceAsyncShared();
+  nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
+  issue(addC(kt, stagingSlots));
+}
+
+Value WgmmaEmitter::swizzledIndex(Value row, Value col, int64_t rows) {
+  constexpr int64_t kChunk = 8;
+  Value box = div(col, kBoxN);
+  Value chunk = arith::XOrIOp::create(b, loc, div(rem(col, kBoxN), kChunk),
+                                      rem(row, 8));
+  return add(add(mul(box, rows * kBoxN), mul(row, kBoxN)), mul(chunk, kChunk));
+}
+
+void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
+                                Value producer) {
+  if (stagingSlots > 0)
+    return emitStagedProducer(m0, n0, tidX);
   Value ticks = cst(10000000);
   Value flatA = readA ? flatView(a.source) : Value();
   Value flatB = readB ? flatView(bOp.source) : Value();
@@ -252,29 +456,7 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
   Value k0 = mul(kt, kTileK);
   Value aBytes = mul(stage, l.aStageBytes);
   Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
-  if (tmaBytes > 0) {
-    // One thread issues the TMA loads and the transaction count (the only
-    // thread here when no operand is filled by the threads).
-    OpBuilder::InsertionGuard inner(b);
-    if (readA || readB) {
-      auto ifLeader = scf::IfOp::create(b, loc, eq(tidX, 0),
-                                        /*withElse=*/false);
-      b.setInsertionPointToStart(ifLeader.thenBlock());
-    }
-    nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, cst(tmaBytes), stage,
-                                            Value());
-    if (!readA)
-      nvgpu::TmaAsyncLoadOp::create(
-          b, loc, view(aBytes, sharedType({bm.m, kTileK}, bm.inType)), full,
-          descA, ValueRange{k0, m0}, stage, Value(), Value());
-    for (int64_t j = 0; !readB && j < bm.n / kBoxN; ++j) {
-      Value bDst = view(addC(bBytes, j * kTileK * kBoxN * inBytes),
-                        sharedType({kTileK, kBoxN}, bm.inType));
-      nvgpu::TmaAsyncLoadOp::create(b, loc, bDst, full, descB,
-                                    ValueRange{addC(n0, j * kBoxN), k0}, stage,
-                                    Value(), Value());
-    }
-  }
+  emitTmaLoads(stage, k0, m0, n0, aBytes, bBytes, tidX);
   if (!readA && !readB)
     return;
   // Operands TMA cannot read: every producer thread fills its chunks, makes
@@ -567,23 +749,67 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // shapes of bench/any_shape.py changed from copy to read and ran 1.42x
     // faster; with more steps than producers (big tiles leave registers for
     // one or two) the copy wins on most shapes.
-    bool readInKernel =
-        readMaxK >= 0 ? fullK <= readMaxK : steps <= maxProducers;
+    bool misaligned[2], readable[2];
+    for (auto [i, operand] : llvm::enumerate(
+             std::array<TiledOperand *, 2>{&*a, &*bOperand})) {
+      auto type = cast<MemRefType>(operand->source.getType());
+      misaligned[i] = !hasAlignedRows(type, 16);
+      // The producer's aligned loads need the buffer's start and a static
+      // offset from it.
+      readable[i] = type.getStridesAndOffset().second != ShapedType::kDynamic;
+    }
+    bool mayRead[2] = {misaligned[0] && readable[0],
+                       misaligned[1] && readable[1]};
+    // With more K steps than producers, one producer warpgroup copies the
+    // granules asynchronously (cp.async) into staging slots, as many as
+    // shared memory holds (2 to kMaxStagingSlots), which keeps that many
+    // steps in flight without registers.
+    auto stagingSlots = [&](bool readA, bool readB) -> int64_t {
+      if (!(readA || readB) || steps <= maxProducers)
+        return 0;
+      int64_t slot = WgmmaEmitter::slotBytes(bm, *stages, readA, readB);
+      for (int64_t d = std::min(kMaxStagingSlots, steps); d >= 2; --d)
+        if (checkConfig(bm, *stages, 1, d * slot).empty())
+          return d;
+      return 0;
+    };
+    bool readInKernel;
+    if (readMaxK >= 0) {
+      readInKernel = fullK <= readMaxK;
+    } else if (steps <= maxProducers) {
+      readInKernel = true;
+    } else {
+      // Beyond that, the staged reads win where the matmul is bound by
+      // memory and its blocks fill the GPU: the copy moves each
+      // misaligned operand twice more. Measured on an H100
+      // (docs/any-shape.md): 1.15-1.55x at up to 64 flops per byte of
+      // misaligned operand in 64 blocks or more; with fewer blocks each
+      // one's four slots in flight bound the bandwidth, and a long K lost
+      // to the copy (1660x2x2927 0.79x, 3012x28x14461 0.75x in 26 and 48
+      // blocks).
+      int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
+      double bytes = double(inBytes) * ((mayRead[0] ? fullM * fullK : 0) +
+                                        (mayRead[1] ? fullK * fullN : 0));
+      double flops = 2.0 * fullM * fullN * fullK;
+      int64_t blocks = llvm::divideCeil(fullM, bm.m) *
+                       llvm::divideCeil(fullN, bm.n);
+      readInKernel = bytes > 0 && flops <= kStagedReadMaxFlopsPerByte * bytes &&
+                     blocks >= kStagedReadMinBlocks &&
+                     stagingSlots(mayRead[0], mayRead[1]) > 0;
+    }
     SmallVector<TiledOperand *> copied;
     bool read[2] = {false, false};
     for (auto [i, operand, other] : {std::make_tuple(0, &*a, fullN),
                                      std::make_tuple(1, &*bOperand, fullM)}) {
       auto type = cast<MemRefType>(operand->source.getType());
-      // The producer's aligned loads need the buffer's start and a static
-      // offset from it.
-      bool readable = type.getStridesAndOffset().second != ShapedType::kDynamic;
-      if (!hasAlignedRows(type, 16) && readInKernel && readable)
+      if (mayRead[i] && readInKernel)
         read[i] = true;
       else if (!hasAlignedRows(type, 32) &&
-               (!hasAlignedRows(type, 16) || other >= worthCopying))
+               (misaligned[i] || other >= worthCopying))
         copied.push_back(operand);
     }
-    int64_t producers = read[0] || read[1] ? maxProducers : 1;
+    int64_t slots = stagingSlots(read[0], read[1]);
+    int64_t producers = slots ? 1 : read[0] || read[1] ? maxProducers : 1;
     int64_t warpgroups = computeLayout(bm, *stages, producers).consumers +
                          producers;
     diag = transform::gpu::alterGpuLaunch(
@@ -605,7 +831,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);
     WgmmaEmitter emitter(rewriter, bm, *stages, producers, *a, *bOperand,
-                         read[0], read[1]);
+                         read[0], read[1], slots);
     loops.push_back(emitter.emit());
     eraseBlockMatmul(rewriter, bm);
   }

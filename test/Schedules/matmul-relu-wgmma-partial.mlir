@@ -37,6 +37,11 @@
 // RUN: tessel-opt %t/three-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/three-steps -o /dev/null
 // RUN: FileCheck %s --check-prefix=COPIED --input-file=%t/three-steps/matmul_relu.launch.json
+// RUN: sed 's/77x19/7332x1621/g; s/19x33/1621x16/g; s/77x33/7332x16/g' %t/small-k.mlir > %t/staged.mlir
+// RUN: tessel-opt %t/staged.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/staged -o /dev/null
+// RUN: FileCheck %s --check-prefix=STAGED --input-file=%t/staged/matmul_relu.launch.json
+// RUN: FileCheck %s --check-prefix=STAGED-PTX --input-file=%t/staged/matmul_relu_kernel.ptx
 // RUN: sed 's/^        stages %%stages$/        stages %%stages {read_misaligned_rows_max_k = 0 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/never-read.mlir
 // RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%t/never-read.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
@@ -177,6 +182,29 @@
 // COPIED-NEXT:     "element_type": "f16",
 // COPIED-NEXT:     "shape": [
 // COPIED-NEXT:       77,
+
+// 7332x16x1621: 26 K steps, more than producers can hold, but the matmul
+// does 16 flops per byte of A (whose 1621-element rows are misaligned) in
+// 115 blocks: bound by memory, where copying A would move it twice more.
+// One producer warpgroup copies A's granules with 16-byte cp.async into
+// staging slots four K steps ahead (four slots of 16 KiB after the 64 KiB
+// ring), waits for its own oldest group, and realigns from there; B's
+// aligned rows still come by TMA.
+// STAGED:          "block": [
+// STAGED-NEXT:       128,
+// STAGED-NEXT:       2,
+// STAGED-NEXT:       1
+// STAGED:          "dynamic_shared_memory": 132096,
+// STAGED-NOT:      "workspaces"
+// STAGED-PTX-DAG:  cp.async.cg.shared.global [{{.+}}], [{{.+}}], 16, {{.+}};
+// STAGED-PTX-DAG:  cp.async.commit_group;
+// STAGED-PTX-DAG:  mbarrier.arrive.expect_tx
+// STAGED-PTX-DAG:  cp.async.bulk.tensor
+// STAGED-PTX-DAG:  cp.async.wait_group{{[[:space:]]+}}3;
+// STAGED-PTX-DAG:  ld.shared.v4.b32
+// STAGED-PTX-DAG:  st.shared.v4.b32
+// STAGED-PTX-DAG:  fence.proxy.async.shared::cta;
+// STAGED-PTX-DAG:  mbarrier.arrive.shared.b64
 
 // With read_misaligned_rows_max_k = 0, both are copied first, as for a
 // longer K.

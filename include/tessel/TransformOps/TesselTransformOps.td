@@ -314,14 +314,19 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     `copy_16b_rows_from` (default 1536). When K is at most
     `read_misaligned_rows_max_k` (0 never; when absent, when the producer
     warpgroups can hold all of a block's K steps in flight: one per step,
-    up to four, as the registers and `stages` allow), a
+    up to four, as the registers and `stages` allow, or else when the
+    matmul does at most 64 flops per byte of such matrices in 64 blocks or
+    more and staging fits), a
     matrix whose rows do not start on 16-byte boundaries is instead read
     by whole producer warpgroups, up to four taking K steps in turn as the
     registers allow (the two aligned 16-byte granules
     around each 16-byte chunk, realigned in registers; the kernel then
     assumes that matrix's start 16-byte aligned, and says so in its
     signature) and stored where TMA's 128-byte swizzle would put it: no
-    copy kernel, no tensor map. The body:
+    copy kernel, no tensor map. With more K steps than producers, one
+    producer warpgroup copies the granules with 16-byte `cp.async` into
+    2 to 4 staging slots after the ring (as many as shared memory holds),
+    K steps ahead, and realigns them from there. The body:
 
     - On the host, before the launch, one `nvgpu.tma.create.descriptor`
       for the whole A (box `BM x 64`) and one for the whole B (box

@@ -40,14 +40,18 @@ inline constexpr int64_t kOtherRegs = 24;
 struct Layout {
   int64_t consumers = 0, producers = 1, threads = 0;
   int64_t aStageBytes = 0, bStageBytes = 0, ringBytes = 0, stagedBytes = 0;
+  /// The producer's staging of misaligned rows' granules, after the ring.
+  int64_t stagingBytes = 0;
   int64_t sharedBytes = 0;
 };
 
 /// The layout of a `bm` x `bn` block (multiples of 64) with inputs of
-/// `inBytes` bytes, `stages` ring buffers and `producers` producer
-/// warpgroups.
+/// `inBytes` bytes, `stages` ring buffers, `producers` producer warpgroups
+/// and `stagingBytes` of staging after the ring (the epilogue's staged
+/// accumulators reuse both).
 inline Layout computeLayout(int64_t bm, int64_t bn, int64_t inBytes,
-                            int64_t stages, int64_t producers = 1) {
+                            int64_t stages, int64_t producers = 1,
+                            int64_t stagingBytes = 0) {
   Layout l;
   l.consumers = bm / kWgmmaM;
   l.producers = producers;
@@ -56,7 +60,9 @@ inline Layout computeLayout(int64_t bm, int64_t bn, int64_t inBytes,
   l.bStageBytes = kTileK * bn * inBytes;
   l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
   l.stagedBytes = bm * (bn + kStagePad) * 4;
-  l.sharedBytes = std::max(l.ringBytes, l.stagedBytes) + kSwizzleAlign;
+  l.stagingBytes = stagingBytes;
+  l.sharedBytes =
+      std::max(l.ringBytes + stagingBytes, l.stagedBytes) + kSwizzleAlign;
   return l;
 }
 
