@@ -72,9 +72,8 @@ static constexpr int64_t kStagedReadMinBlocks = 64;
 static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
                                    int64_t producers = 1,
                                    int64_t stagingBytes = 0) {
-  return wgmma::computeLayout(bm.m, bm.n,
-                              bm.inType.getIntOrFloatBitWidth() / 8, stages,
-                              producers, stagingBytes);
+  return wgmma::computeLayout(bm.m, bm.n, bm.inType.getIntOrFloatBitWidth() / 8,
+                              stages, producers, stagingBytes);
 }
 
 /// Checks the block tile and `stages`; returns why they do not fit, or an
@@ -294,8 +293,7 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
                       (bm.inType.getIntOrFloatBitWidth() / 8);
   Value ticks = cst(10000000);
   Value staging =
-      view(cst(l.ringBytes),
-           sharedType({stagingSlots * slotElems}, bm.inType));
+      view(cst(l.ringBytes), sharedType({stagingSlots * slotElems}, bm.inType));
   auto vecType = VectorType::get({kChunk}, bm.inType);
   struct Operand {
     TiledOperand *t;
@@ -313,33 +311,34 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
     operands.push_back({&bOp, flatView(bOp.source), kTileK, bm.n, base, false});
   // Walks operand `op`'s tile of K step `kt` (the chunks of this thread):
   // body(j, granule indices, row, col) with j counting the thread's chunks.
-  auto walk = [&](const Operand &op, Value kt,
-                  function_ref<void(int64_t, const ChunkGranules &, Value,
-                                    Value)>
-                      body) {
-    Value k0 = mul(kt, kTileK);
-    Value rowOrigin = op.isA ? m0 : k0, colOrigin = op.isA ? k0 : n0;
-    // Clamped at 0: past the last K step (the refills of the last slots)
-    // nothing is valid, and forEachChunk compares rows unsigned.
-    auto left = [&](int64_t d, Value origin) -> Value {
-      return arith::MaxSIOp::create(
-          b, loc, sub(dim(op.t->source, d), origin), cst(0));
-    };
-    int64_t j = 0;
-    forEachChunk(tidX, op.rows, op.cols, kChunk, kWarpgroupThreads,
-                 left(0, rowOrigin), left(1, colOrigin),
-                 [&](Value row, Value col, Value valid) {
-                   ChunkGranules at = chunkGranuleIndices(
-                       op.t->source, op.flat, add(rowOrigin, row),
-                       add(colOrigin, col), valid);
-                   body(j++, at, row, col);
-                 });
-  };
+  auto walk =
+      [&](const Operand &op, Value kt,
+          function_ref<void(int64_t, const ChunkGranules &, Value, Value)>
+              body) {
+        Value k0 = mul(kt, kTileK);
+        Value rowOrigin = op.isA ? m0 : k0, colOrigin = op.isA ? k0 : n0;
+        // Clamped at 0: past the last K step (the refills of the last slots)
+        // nothing is valid, and forEachChunk compares rows unsigned.
+        auto left = [&](int64_t d, Value origin) -> Value {
+          return arith::MaxSIOp::create(
+              b, loc, sub(dim(op.t->source, d), origin), cst(0));
+        };
+        int64_t j = 0;
+        forEachChunk(tidX, op.rows, op.cols, kChunk, kWarpgroupThreads,
+                     left(0, rowOrigin), left(1, colOrigin),
+                     [&](Value row, Value col, Value valid) {
+                       ChunkGranules at = chunkGranuleIndices(
+                           op.t->source, op.flat, add(rowOrigin, row),
+                           add(colOrigin, col), valid);
+                       body(j++, at, row, col);
+                     });
+      };
   // Chunk j of this thread: element `chunkOffset` of the operand's lo
   // granules in a slot; its hi granules follow the lo ones.
   auto chunkOffset = [&](const Operand &op, Value slot, int64_t j) {
-    return add(addC(mul(slot, slotElems), op.base + j * kWarpgroupThreads * kChunk),
-               mul(tidX, kChunk));
+    return add(
+        addC(mul(slot, slotElems), op.base + j * kWarpgroupThreads * kChunk),
+        mul(tidX, kChunk));
   };
   auto issue = [&](Value kt) -> Value {
     Value slot = rem(kt, stagingSlots);
@@ -351,8 +350,8 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
         // or the last K step): the slot gets zeros.
         Value bytes = select(eq(at.valid, 0), cst(0), cst(kChunk));
         Value dst = chunkOffset(op, slot, j);
-        for (auto [src, off] : {std::make_pair(at.lo, int64_t(0)),
-                                std::make_pair(at.hi, half)})
+        for (auto [src, off] :
+             {std::make_pair(at.lo, int64_t(0)), std::make_pair(at.hi, half)})
           tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
               b, loc, staging, ValueRange{addC(dst, off)}, op.flat,
               ValueRange{src}, b.getIndexAttr(kChunk), bytes,
@@ -371,15 +370,14 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
   Value stage = rem(kt, stages), round = div(kt, stages);
-  Value reuse = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
-                                      cst(stages));
+  Value reuse =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt, cst(stages));
   auto ifReuse = scf::IfOp::create(b, loc, reuse, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(ifReuse.thenBlock());
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty,
-                                           parity(addC(round, 1)), ticks,
-                                           stage);
+    nvgpu::MBarrierTryWaitParityOp::create(
+        b, loc, empty, parity(addC(round, 1)), ticks, stage);
   }
   Value k0 = mul(kt, kTileK);
   Value aBytes = mul(stage, l.aStageBytes);
@@ -396,8 +394,7 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
     Value ring = view(op.isA ? aBytes : bBytes,
                       sharedType({op.rows * op.cols}, bm.inType));
     SmallVector<std::pair<ChunkGranules, Value>> chunks;
-    walk(op, kt, [&](int64_t j, const ChunkGranules &at, Value row,
-                     Value col) {
+    walk(op, kt, [&](int64_t j, const ChunkGranules &at, Value row, Value col) {
       Value off = chunkOffset(op, slot, j);
       auto load = [&](Value index) -> Value {
         return vector::LoadOp::create(b, loc, vecType, staging,
@@ -420,8 +417,8 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
 Value WgmmaEmitter::swizzledIndex(Value row, Value col, int64_t rows) {
   constexpr int64_t kChunk = 8;
   Value box = div(col, kBoxN);
-  Value chunk = arith::XOrIOp::create(b, loc, div(rem(col, kBoxN), kChunk),
-                                      rem(row, 8));
+  Value chunk =
+      arith::XOrIOp::create(b, loc, div(rem(col, kBoxN), kChunk), rem(row, 8));
   return add(add(mul(box, rows * kBoxN), mul(row, kBoxN)), mul(chunk, kChunk));
 }
 
@@ -750,8 +747,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // faster; with more steps than producers (big tiles leave registers for
     // one or two) the copy wins on most shapes.
     bool misaligned[2], readable[2];
-    for (auto [i, operand] : llvm::enumerate(
-             std::array<TiledOperand *, 2>{&*a, &*bOperand})) {
+    for (auto [i, operand] :
+         llvm::enumerate(std::array<TiledOperand *, 2>{&*a, &*bOperand})) {
       auto type = cast<MemRefType>(operand->source.getType());
       misaligned[i] = !hasAlignedRows(type, 16);
       // The producer's aligned loads need the buffer's start and a static
@@ -791,8 +788,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       double bytes = double(inBytes) * ((mayRead[0] ? fullM * fullK : 0) +
                                         (mayRead[1] ? fullK * fullN : 0));
       double flops = 2.0 * fullM * fullN * fullK;
-      int64_t blocks = llvm::divideCeil(fullM, bm.m) *
-                       llvm::divideCeil(fullN, bm.n);
+      int64_t blocks =
+          llvm::divideCeil(fullM, bm.m) * llvm::divideCeil(fullN, bm.n);
       readInKernel = bytes > 0 && flops <= kStagedReadMaxFlopsPerByte * bytes &&
                      blocks >= kStagedReadMinBlocks &&
                      stagingSlots(mayRead[0], mayRead[1]) > 0;
