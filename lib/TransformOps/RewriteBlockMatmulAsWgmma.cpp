@@ -52,6 +52,9 @@ static constexpr llvm::StringLiteral kMainLoopAttr = "tessel.wgmma_main_loop";
 
 /// Columns of one B box: one 128-byte swizzle row of 16-bit values.
 static constexpr int64_t kBoxN = 64;
+/// 16-bit elements of one 16-byte chunk, the unit the producer threads
+/// read, realign and store.
+static constexpr int64_t kChunk = 8;
 /// Largest box dimension TMA accepts.
 static constexpr int64_t kMaxBoxDim = 256;
 /// Shared memory one block may use on sm_90 (227 KiB).
@@ -169,6 +172,18 @@ private:
   /// The ring index of chunk (row, col) of a rows x 64-column-box tile, as
   /// TMA's 128-byte swizzle puts it.
   Value swizzledIndex(Value row, Value col, int64_t rows);
+  /// Stores each chunk, realigned out of its granules, at its index of
+  /// `ring` (a stage of one operand).
+  void storeRealigned(ArrayRef<std::pair<ChunkGranules, Value>> chunks,
+                      Value ring);
+  /// Where a producer's K step `kt` goes in the ring.
+  struct StepBuffers {
+    Value stage, k0, aBytes, bBytes;
+  };
+  /// Starts K step `kt` in the producer: waits until the consumers have
+  /// released its ring stage, when it is reused, and issues the TMA loads
+  /// of the operands TMA reads.
+  StepBuffers beginProducerStep(Value kt, Value m0, Value n0, Value tidX);
   void emitStagedProducer(Value m0, Value n0, Value tidX);
   /// The TMA loads of K step `k0`'s operands that TMA reads into ring
   /// `stage` (at `aBytes`, `bBytes`), with the transaction count: by one
@@ -224,16 +239,11 @@ void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,
   // chunks' loads, so many are in flight at once (the registers bound how
   // many: ptxas schedules them; the IR puts a group's loads before its
   // stores).
-  constexpr int64_t kChunk = 8;
   constexpr int64_t kGroup = 8;
-  auto vecType = VectorType::get({kChunk}, bm.inType);
   Value stage = view(stageBytes, sharedType({rows * cols}, bm.inType));
   SmallVector<std::pair<ChunkGranules, Value>> pending;
   auto flush = [&] {
-    for (auto &[granules, index] : pending)
-      vector::StoreOp::create(b, loc, realignChunk(granules, vecType), stage,
-                              ValueRange{index}, /*nontemporal=*/false,
-                              llvm::MaybeAlign(16));
+    storeRealigned(pending, stage);
     pending.clear();
   };
   forEachChunk(
@@ -287,11 +297,9 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
   // into the ring as fillStage does, and refills the slot with step
   // kt + stagingSlots (zero bytes read past the last step, so that every
   // step commits one group).
-  constexpr int64_t kChunk = 8;
   int64_t steps = llvm::divideCeil(bm.k, kTileK);
   int64_t slotElems = slotBytes(bm, stages, readA, readB) /
                       (bm.inType.getIntOrFloatBitWidth() / 8);
-  Value ticks = cst(10000000);
   Value staging =
       view(cst(l.ringBytes), sharedType({stagingSlots * slotElems}, bm.inType));
   auto vecType = VectorType::get({kChunk}, bm.inType);
@@ -369,20 +377,7 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  Value stage = rem(kt, stages), round = div(kt, stages);
-  Value reuse =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt, cst(stages));
-  auto ifReuse = scf::IfOp::create(b, loc, reuse, /*withElse=*/false);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(ifReuse.thenBlock());
-    nvgpu::MBarrierTryWaitParityOp::create(
-        b, loc, empty, parity(addC(round, 1)), ticks, stage);
-  }
-  Value k0 = mul(kt, kTileK);
-  Value aBytes = mul(stage, l.aStageBytes);
-  Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
-  emitTmaLoads(stage, k0, m0, n0, aBytes, bBytes, tidX);
+  auto [stage, k0, aBytes, bBytes] = beginProducerStep(kt, m0, n0, tidX);
   // This thread's copies of step kt: the oldest of its groups in flight.
   // (cp.async.wait_group counts groups; the token, which the op requires,
   // is not what is waited for.)
@@ -404,18 +399,43 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
       chunks.push_back({{load(off), load(addC(off, half)), at.shift, at.valid},
                         swizzledIndex(row, col, op.rows)});
     });
-    for (auto &[granules, index] : chunks)
-      vector::StoreOp::create(b, loc, realignChunk(granules, vecType), ring,
-                              ValueRange{index}, /*nontemporal=*/false,
-                              llvm::MaybeAlign(16));
+    storeRealigned(chunks, ring);
   }
   fenceAsyncShared();
   nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
   issue(addC(kt, stagingSlots));
 }
 
+WgmmaEmitter::StepBuffers
+WgmmaEmitter::beginProducerStep(Value kt, Value m0, Value n0, Value tidX) {
+  Value stage = rem(kt, stages), round = div(kt, stages);
+  // Reusing a buffer: wait until every consumer released its previous
+  // contents (the round before this one completed the empty barrier).
+  Value reuse = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
+                                      cst(stages));
+  auto ifReuse = scf::IfOp::create(b, loc, reuse, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(ifReuse.thenBlock());
+    nvgpu::MBarrierTryWaitParityOp::create(
+        b, loc, empty, parity(addC(round, 1)), cst(10000000), stage);
+  }
+  StepBuffers step{stage, mul(kt, kTileK), mul(stage, l.aStageBytes),
+                   addC(mul(stage, l.bStageBytes), stages * l.aStageBytes)};
+  emitTmaLoads(step.stage, step.k0, m0, n0, step.aBytes, step.bBytes, tidX);
+  return step;
+}
+
+void WgmmaEmitter::storeRealigned(
+    ArrayRef<std::pair<ChunkGranules, Value>> chunks, Value ring) {
+  auto vecType = VectorType::get({kChunk}, bm.inType);
+  for (auto &[granules, index] : chunks)
+    vector::StoreOp::create(b, loc, realignChunk(granules, vecType), ring,
+                            ValueRange{index}, /*nontemporal=*/false,
+                            llvm::MaybeAlign(16));
+}
+
 Value WgmmaEmitter::swizzledIndex(Value row, Value col, int64_t rows) {
-  constexpr int64_t kChunk = 8;
   Value box = div(col, kBoxN);
   Value chunk =
       arith::XOrIOp::create(b, loc, div(rem(col, kBoxN), kChunk), rem(row, 8));
@@ -426,7 +446,6 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
                                 Value producer) {
   if (stagingSlots > 0)
     return emitStagedProducer(m0, n0, tidX);
-  Value ticks = cst(10000000);
   Value flatA = readA ? flatView(a.source) : Value();
   Value flatB = readB ? flatView(bOp.source) : Value();
   // Producer p takes K steps p, p + producers, ...: each waits for its
@@ -437,23 +456,7 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
-  Value stage = rem(kt, stages), round = div(kt, stages);
-  // Reusing a buffer: wait until every consumer released its previous
-  // contents (the round before this one completed the empty barrier).
-  Value reuse = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
-                                      cst(stages));
-  auto ifReuse = scf::IfOp::create(b, loc, reuse, /*withElse=*/false);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(ifReuse.thenBlock());
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty,
-                                           parity(addC(round, 1)), ticks,
-                                           stage);
-  }
-  Value k0 = mul(kt, kTileK);
-  Value aBytes = mul(stage, l.aStageBytes);
-  Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
-  emitTmaLoads(stage, k0, m0, n0, aBytes, bBytes, tidX);
+  auto [stage, k0, aBytes, bBytes] = beginProducerStep(kt, m0, n0, tidX);
   if (!readA && !readB)
     return;
   // Operands TMA cannot read: every producer thread fills its chunks, makes
