@@ -103,6 +103,13 @@ for step in "$@"; do
         2804x16229x66:f16 2816x16240x80:f16 2x10x3:f16 16x16x16:f16 1000x1000x1000:f16 \
         1008x1008x1008:f16 1370x432x928:f16 1376x431x928:f16 1376x432x925:f16 \
         --knobs "" --out "$out/profile-pairs.json" 2>&1 | grep -v Warn | tail -16 ;;
+    profile-small)
+      # Small misaligned shapes (read in the kernel, or copied first) against
+      # their divisible twins: kernel times, GPU span and host time per call.
+      timeout 400 python3 "$here/bench/profile_shapes.py" 127x129x131:f16 128x144x144:f16 \
+        61x29x251:bf16 64x32x256:bf16 13x11x351:f16 16x16x352:f16 1057x443x321:f16 \
+        1072x448x336:f16 2880x10x310:bf16 2880x16x320:bf16 94x2415x114:f16 96x2416x128:f16 \
+        --knobs "" --out "$out/profile-small.json" 2>&1 | grep -v Warn | tail -12 ;;
     copies:*)
       # Shapes whose operands are copied into aligned workspaces: their time
       # against the divisible twin (any_shape.py) and each call split into

@@ -11,6 +11,7 @@ import argparse
 import json
 import pathlib
 import sys
+import time
 import warnings
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -58,6 +59,15 @@ def main():
                     tessel.matmul_relu(a, b, out=c, knobs=knobs or None,
                                    schedule=args.schedule)
                 torch.cuda.synchronize()
+            # Host time of a call: 200 calls issued back to back, without
+            # waiting for the GPU (the launch queue holds them all).
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(200):
+                tessel.matmul_relu(a, b, out=c, knobs=knobs or None,
+                                   schedule=args.schedule)
+            host_us = (time.perf_counter() - t0) / 200 * 1e6
+            torch.cuda.synchronize()
             # The kernels of one call share a name (one per gpu.binary): take
             # them in launch order, position by position.
             events = sorted((e for e in prof.events()
@@ -79,7 +89,7 @@ def main():
             row = {"shape": item, "knobs": kern.compiled.knobs,
                    "knob_source": kern.compiled.knob_source, "ms": ms,
                    "tflops": 2.0 * m * n * k / ms / 1e9, "rel_error": err,
-                   "kernels_ms": kernels,
+                   "kernels_ms": kernels, "host_us": round(host_us, 2),
                    "call_span_ms": round(sum(spans) / len(spans) / 1e3, 4)}
             rows.append(row)
             print(json.dumps(row), flush=True)

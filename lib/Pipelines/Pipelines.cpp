@@ -30,6 +30,14 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   check.indexBitwidth = options.indexBitwidth;
   pm.addPass(createTesselCheckKernelPayload(check));
 
+  // Step 1b. On sm_90 and later, each kernel after the first of a host
+  // function waits for its predecessor on the GPU (griddepcontrol), so
+  // that runtimes can launch it before that one ends.
+  int sm = 0;
+  if (StringRef(options.chip).drop_front(3).consumeInteger(10, sm) == false &&
+      sm >= 90)
+    pm.addNestedPass<func::FuncOp>(tessel::createTesselOverlapLaunches());
+
   // Step 2. Outline. Workgroup allocations become views of the launch's
   // dynamic shared memory. Index computations and constants are sunk into
   // the launches first: canonicalizing earlier would hoist vector constants

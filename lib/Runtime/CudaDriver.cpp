@@ -25,6 +25,7 @@ enum : int {
   kMemAllocationTypePinned = 1,
   kMemLocationTypeDevice = 1,
   kMemPoolAttrReleaseThreshold = 4,
+  kLaunchAttributeProgrammaticStreamSerialization = 6,
 };
 
 // CUmemPoolProps (cuda.h); the driver reads the documented fields and
@@ -40,6 +41,26 @@ struct MemPoolProps {
   unsigned char reserved[54];
 };
 static_assert(sizeof(MemPoolProps) == 88, "CUmemPoolProps is 88 bytes");
+
+// CUlaunchAttribute and CUlaunchConfig (cuda.h): an attribute is an id and
+// a 64-byte union of values.
+struct LaunchAttribute {
+  int id;
+  union alignas(8) {
+    int programmaticStreamSerializationAllowed;
+    unsigned char pad[64];
+  } value;
+};
+static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes");
+struct LaunchConfig {
+  unsigned gridDim[3];
+  unsigned blockDim[3];
+  unsigned sharedMemBytes;
+  Stream stream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+static_assert(sizeof(LaunchConfig) == 56, "CUlaunchConfig is 56 bytes");
 } // namespace
 
 struct Driver::Api {
@@ -78,6 +99,9 @@ struct Driver::Api {
   int (*cuMemAllocFromPoolAsync)(DevicePtr *, size_t, MemPool,
                                  Stream) = nullptr;
   int (*cuMemFreeAsync)(DevicePtr, Stream) = nullptr;
+  // Optional (CUDA 12.0+): programmatic dependent launches.
+  int (*cuLaunchKernelEx)(const LaunchConfig *, Function, void **,
+                          void **) = nullptr;
   // Optional (CUDA 12+): only kernels with TMA tensor maps need it.
   int (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
                                 const uint64_t *, const uint64_t *,
@@ -158,6 +182,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
   resolve(api.cuMemPoolDestroy, {"cuMemPoolDestroy"});
   resolve(api.cuMemPoolSetAttribute, {"cuMemPoolSetAttribute"});
   resolve(api.cuMemAllocFromPoolAsync, {"cuMemAllocFromPoolAsync"});
+  resolve(api.cuLaunchKernelEx, {"cuLaunchKernelEx"});
   resolve(api.cuMemFreeAsync, {"cuMemFreeAsync"});
   if (!ok)
     return fail("libcuda.so.1 lacks a driver API entry point Tessel needs; "
@@ -343,7 +368,27 @@ llvm::Error Driver::fill32(DevicePtr dst, uint32_t value, size_t count) {
 
 llvm::Error Driver::launch(Function function, const int64_t grid[3],
                            const int64_t block[3], int sharedMemory,
-                           std::vector<void *> &params, Stream stream) {
+                           std::vector<void *> &params, Stream stream,
+                           bool overlapPrevious) {
+  if (overlapPrevious && api->cuLaunchKernelEx) {
+    LaunchAttribute attribute{};
+    attribute.id = kLaunchAttributeProgrammaticStreamSerialization;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    LaunchConfig config{};
+    config.gridDim[0] = grid[0];
+    config.gridDim[1] = grid[1];
+    config.gridDim[2] = grid[2];
+    config.blockDim[0] = block[0];
+    config.blockDim[1] = block[1];
+    config.blockDim[2] = block[2];
+    config.sharedMemBytes = sharedMemory;
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    return check(
+        api->cuLaunchKernelEx(&config, function, params.data(), nullptr),
+        "cuLaunchKernelEx");
+  }
   return check(api->cuLaunchKernel(function, grid[0], grid[1], grid[2],
                                    block[0], block[1], block[2], sharedMemory,
                                    stream, params.data(), nullptr),

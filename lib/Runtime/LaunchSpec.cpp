@@ -95,7 +95,7 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
       }
       }
     }
-    launches.push_back(Object{
+    Object object{
         {"binary", launch.binary},
         {"kernel", launch.kernel},
         {"image", launch.image},
@@ -104,7 +104,10 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
         {"dynamic_shared_memory", launch.dynamicSharedMemory},
         {"pointer_alignment", launch.pointerAlignment},
         {"params", std::move(params)},
-    });
+    };
+    if (launch.waitsForPrevious)
+      object["waits_for_previous"] = true;
+    launches.push_back(std::move(object));
   }
   Array workspaces;
   for (const BufferSpec &buffer : spec.workspaces)
@@ -212,6 +215,7 @@ static bool fromJSON(const Value &value, LaunchSpec &spec,
          mapDims(o, value, "block", spec.block, path) &&
          o.mapOptional("dynamic_shared_memory", spec.dynamicSharedMemory) &&
          o.mapOptional("pointer_alignment", spec.pointerAlignment) &&
+         o.mapOptional("waits_for_previous", spec.waitsForPrevious) &&
          o.map("params", spec.params);
 }
 

@@ -234,33 +234,41 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
     for (size_t offset : offsets)
       addresses.push_back(workspaceBase + offset);
   }
-  std::vector<void *> params;
-  std::vector<cuda::TensorMap> maps;
-  for (const Kernel &kernel : kernels) {
+  // Every kernel's parameters (tensor maps encoded) before the first
+  // launch, so that the launches follow each other closely.
+  std::vector<std::vector<void *>> params(kernels.size());
+  std::vector<std::vector<cuda::TensorMap>> maps(kernels.size());
+  for (auto [kernel, kernelParams, kernelMaps] :
+       llvm::zip_equal(kernels, params, maps)) {
     const LaunchSpec &launch = functionSpec.launches[kernel.launch];
-    params.clear();
-    // Encoded before any pointer into `maps` is taken.
-    maps.resize(kernel.tensorMaps.size());
+    // Sized before any pointer into it is taken.
+    kernelMaps.resize(kernel.tensorMaps.size());
     size_t nextMap = 0;
     for (auto [param, value] : llvm::zip_equal(launch.params, kernel.values)) {
       if (param.kind == KernelParamSpec::Kind::TensorMap) {
-        cuda::TensorMap &map = maps[nextMap];
+        cuda::TensorMap &map = kernelMaps[nextMap];
         if (llvm::Error e = driver->encodeTensorMap(
                 map, kernel.tensorMaps[nextMap], addresses[value]))
           return e;
         ++nextMap;
-        params.push_back(&map);
+        kernelParams.push_back(&map);
         continue;
       }
-      params.push_back(
+      kernelParams.push_back(
           param.kind == KernelParamSpec::Kind::Buffer
               ? static_cast<void *>(&addresses[value])
               : static_cast<void *>(const_cast<uint64_t *>(&value)));
     }
-    if (llvm::Error e =
-            driver->launch(kernel.function, launch.grid.data(),
-                           launch.block.data(), launch.dynamicSharedMemory,
-                           params, stream))
+  }
+  for (auto [i, kernel] : llvm::enumerate(kernels)) {
+    const LaunchSpec &launch = functionSpec.launches[kernel.launch];
+    // A kernel after the first that waits for its predecessor overlaps
+    // that one's end (its launch and prologue); the first one of a call
+    // follows whatever came before on the stream the ordinary way.
+    bool overlap = i > 0 && launch.waitsForPrevious;
+    if (llvm::Error e = driver->launch(
+            kernel.function, launch.grid.data(), launch.block.data(),
+            launch.dynamicSharedMemory, params[i], stream, overlap))
       return e;
   }
   return llvm::Error::success();

@@ -62,6 +62,17 @@ static int64_t declaredPointerAlignment(StringRef ptx, StringRef kernel) {
   return align;
 }
 
+/// Whether `kernel`'s entry in `ptx` waits for the grid before it
+/// (griddepcontrol.wait, inserted by tessel-overlap-launches).
+static bool waitsForPrevious(StringRef ptx, StringRef kernel) {
+  size_t entry = ptx.find((".entry " + kernel + "(").str());
+  if (entry == StringRef::npos)
+    return false;
+  StringRef body = ptx.drop_front(entry + 1);
+  body = body.take_front(body.find(".entry "));
+  return body.contains("griddepcontrol.wait");
+}
+
 } // namespace
 
 LogicalResult ExportKernels::writeFile(Location loc, StringRef name,
@@ -126,9 +137,11 @@ void ExportKernels::runOnOperation() {
         return signalPassFailure();
       }
       launch.image = it->second;
-      if (auto ptx = ptxOf.find(launch.binary); ptx != ptxOf.end())
+      if (auto ptx = ptxOf.find(launch.binary); ptx != ptxOf.end()) {
         launch.pointerAlignment =
             declaredPointerAlignment(ptx->second, launch.kernel);
+        launch.waitsForPrevious = waitsForPrevious(ptx->second, launch.kernel);
+      }
     }
     std::string text;
     llvm::raw_string_ostream os(text);

@@ -12,6 +12,8 @@
 // RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/unaligned -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t/unaligned/matmul_relu.launch.json
+// RUN: FileCheck %s --check-prefix=WAIT --input-file=%t/unaligned/matmul_relu_kernel_0.ptx
+// RUN: not grep griddepcontrol %t/unaligned/matmul_relu_kernel.ptx
 // RUN: sed 's/^        stages %%stages$/        stages %%stages {copy_16b_rows_from = 4096 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/copy-from-4096.mlir
 // RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%t/copy-from-4096.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
@@ -101,6 +103,8 @@
 // JSON-NEXT: ],
 // JSON-NEXT: "swizzle": "128b",
 // JSON-NEXT: "workspace": 0
+// JSON:      "pointer_alignment": 16,
+// JSON-NEXT: "waits_for_previous": true
 // JSON:      "workspaces": [
 // JSON-NEXT:   {
 // JSON-NEXT:     "element_type": "f16",
@@ -110,6 +114,13 @@
 // JSON:            "shape": [
 // JSON-NEXT:       1500,
 // JSON-NEXT:       3008
+
+// The matmul waits for the copy on the GPU before anything else
+// (tessel-overlap-launches), so the runtime launches it with programmatic
+// stream serialization; the copy, launched first, waits for nothing.
+// WAIT:      .entry matmul_relu_kernel(
+// WAIT-NOT:  {{(ld|st|cp[.]async)[.](global|shared)}}
+// WAIT:      griddepcontrol.wait;
 
 // With copy_16b_rows_from = 4096 > M, B is read where it is.
 // FROM4096:      "workspaces": [

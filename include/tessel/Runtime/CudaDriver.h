@@ -110,10 +110,16 @@ public:
   llvm::Error fill32(DevicePtr dst, uint32_t value, size_t count);
 
   /// Launches on `stream` (nullptr: the legacy default stream) with
-  /// `params` (pointers to each parameter's value).
+  /// `params` (pointers to each parameter's value). With `overlapPrevious`
+  /// the launch allows programmatic stream serialization (PDL, sm_90 and
+  /// later, cuLaunchKernelEx): the kernel may start before the previous one
+  /// on the stream completes, and must wait for it (griddepcontrol.wait)
+  /// before touching what it wrote. Drivers without cuLaunchKernelEx launch
+  /// it the ordinary way.
   llvm::Error launch(Function function, const int64_t grid[3],
                      const int64_t block[3], int sharedMemory,
-                     std::vector<void *> &params, Stream stream = nullptr);
+                     std::vector<void *> &params, Stream stream = nullptr,
+                     bool overlapPrevious = false);
   /// Encodes a TMA tensor map of the buffer at `address`
   /// (cuTensorMapEncodeTiled, CUDA 12 drivers and later).
   llvm::Error encodeTensorMap(TensorMap &map, const TensorMapEncoding &encoding,

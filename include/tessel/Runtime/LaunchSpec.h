@@ -78,6 +78,10 @@ struct LaunchSpec {
   std::array<int64_t, 3> block = {1, 1, 1};
   int64_t dynamicSharedMemory = 0;
   int64_t pointerAlignment = 1; // Alignment the kernel assumes for buffers.
+  /// The kernel waits for the grid launched before it (griddepcontrol.wait)
+  /// before it touches memory: it may be launched with programmatic stream
+  /// serialization, overlapping that grid's end.
+  bool waitsForPrevious = false;
   std::vector<KernelParamSpec> params;
 };
 

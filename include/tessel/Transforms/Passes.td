@@ -283,6 +283,43 @@ def TesselPackWorkgroupMemory : Pass<"tessel-pack-workgroup-memory", "::mlir::Mo
   ];
 }
 
+def TesselOverlapLaunches : Pass<"tessel-overlap-launches", "::mlir::func::FuncOp"> {
+  let summary = "Let each kernel of a host function launch before the previous one ends (PDL, sm_90+)";
+  let description = [{
+    A host function that launches several kernels (a copy into aligned
+    workspaces, then the matmul) pays each later kernel's launch after the
+    previous one ends. With programmatic dependent launch (sm_90 and later)
+    the next grid is launched as the previous one's blocks exit, and waits
+    on the GPU for that grid's completion. This pass makes every
+    `gpu.launch` that follows another one in the function wait for it
+    (`nvvm.griddepcontrol wait`) before anything else:
+
+    ```mlir
+    gpu.launch ... {            // the copy
+      ...
+    }
+    gpu.launch ... {            // the matmul
+      nvvm.griddepcontrol wait
+      ...
+    }
+    ```
+
+    Waiting first keeps the order of every memory access:
+    `griddepcontrol.wait` returns once the prerequisite grid has completed
+    and its writes are visible, and does nothing when the kernel was
+    launched the ordinary way. The launch metadata marks kernels that wait
+    (`waits_for_previous`); Tessel's runtime launches those after the first
+    kernel of a call with programmatic stream serialization. The
+    predecessors do not trigger their dependents early
+    (`launch_dependents`): the waiting blocks then occupy the SMs (measured
+    on an H100, docs/any-shape.md).
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+  ];
+}
+
 def TesselSetVectorAlignment : Pass<"tessel-set-vector-alignment"> {
   let summary = "Mark vector loads and stores with the alignment they provably have";
   let description = [{
