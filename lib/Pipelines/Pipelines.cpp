@@ -22,6 +22,13 @@
 
 using namespace mlir;
 
+/// Whether `chip` has griddepcontrol (programmatic dependent launch):
+/// sm_90 and later.
+static bool hasGridDependencyControl(StringRef chip) {
+  unsigned sm = 0;
+  return chip.consume_front("sm_") && !chip.consumeInteger(10, sm) && sm >= 90;
+}
+
 void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
                                      const LowerToPtxOptions &options) {
   // Step 1. Reject payloads that cannot become kernels (not bufferized,
@@ -33,9 +40,7 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   // Step 1b. On sm_90 and later, each kernel after the first of a host
   // function waits for its predecessor on the GPU (griddepcontrol), so
   // that runtimes can launch it before that one ends.
-  int sm = 0;
-  if (StringRef(options.chip).drop_front(3).consumeInteger(10, sm) == false &&
-      sm >= 90)
+  if (hasGridDependencyControl(options.chip))
     pm.addNestedPass<func::FuncOp>(tessel::createTesselOverlapLaunches());
 
   // Step 2. Outline. Workgroup allocations become views of the launch's

@@ -46,11 +46,18 @@ static StringRef extensionOf(gpu::CompilationTarget format) {
 /// The largest `.ptr .align N` among the parameters of `.entry kernel` in
 /// PTX text: the alignment the kernel assumes for its buffer arguments (set
 /// by tessel-set-vector-alignment), 1 when it declares none.
-static int64_t declaredPointerAlignment(StringRef ptx, StringRef kernel) {
+/// `kernel`'s entry in `ptx`, from its `.entry` to the next one (empty
+/// when there is none).
+static StringRef entryText(StringRef ptx, StringRef kernel) {
   size_t entry = ptx.find((".entry " + kernel + "(").str());
   if (entry == StringRef::npos)
-    return 1;
-  StringRef params = ptx.drop_front(entry);
+    return {};
+  StringRef text = ptx.drop_front(entry);
+  return text.take_front(text.find(".entry ", /*From=*/1));
+}
+
+static int64_t declaredPointerAlignment(StringRef ptx, StringRef kernel) {
+  StringRef params = entryText(ptx, kernel);
   params = params.take_front(params.find(')'));
   int64_t align = 1;
   llvm::Regex re("\\.ptr \\.align ([0-9]+)");
@@ -65,12 +72,7 @@ static int64_t declaredPointerAlignment(StringRef ptx, StringRef kernel) {
 /// Whether `kernel`'s entry in `ptx` waits for the grid before it
 /// (griddepcontrol.wait, inserted by tessel-overlap-launches).
 static bool waitsForPrevious(StringRef ptx, StringRef kernel) {
-  size_t entry = ptx.find((".entry " + kernel + "(").str());
-  if (entry == StringRef::npos)
-    return false;
-  StringRef body = ptx.drop_front(entry + 1);
-  body = body.take_front(body.find(".entry "));
-  return body.contains("griddepcontrol.wait");
+  return entryText(ptx, kernel).contains("griddepcontrol.wait");
 }
 
 } // namespace

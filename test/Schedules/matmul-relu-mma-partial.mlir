@@ -9,6 +9,26 @@
 // RUN: rm -rf %t && tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir knobs=tile_m=128,tile_n=128,tile_k=32,warp_m=64,warp_n=64,stages=3,padding=8,group_m=8,stage_output=0" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_80" --tessel-export-kernels=dir=%t -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/matmul_relu_kernel.ptx
+//
+// K = 999: A's rows are copied into an aligned workspace by a kernel of its
+// own first. On sm_90 the matmul kernel waits for the copy on the GPU
+// (griddepcontrol.wait) and is marked waits_for_previous; sm_80 has no
+// griddepcontrol, so neither appears there.
+// RUN: sed 's/1000x1000xf16>, %%B/1000x999xf16>, %%B/; s/%%B: tensor<1000x1000xf16>/%%B: tensor<999x1000xf16>/; s/ins(%%A, %%B : tensor<1000x1000xf16>, tensor<1000x1000xf16>)/ins(%%A, %%B : tensor<1000x999xf16>, tensor<999x1000xf16>)/' %s > %t.k999.mlir
+// RUN: rm -rf %t.sm80 %t.sm90
+// RUN: tessel-opt %t.k999.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir knobs=tile_m=128,tile_n=128,tile_k=32,warp_m=64,warp_n=64,stages=3,padding=8,group_m=8,stage_output=0" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_80" --tessel-export-kernels=dir=%t.sm80 -o /dev/null
+// RUN: not grep -l griddepcontrol %t.sm80/matmul_relu_kernel.ptx %t.sm80/matmul_relu_kernel_0.ptx
+// RUN: not grep waits_for_previous %t.sm80/matmul_relu.launch.json
+// RUN: tessel-opt %t.k999.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir knobs=tile_m=128,tile_n=128,tile_k=32,warp_m=64,warp_n=64,stages=3,padding=8,group_m=8,stage_output=0" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90" --tessel-export-kernels=dir=%t.sm90 -o /dev/null
+// RUN: FileCheck %s --check-prefix=SM90 --input-file=%t.sm90/matmul_relu_kernel_0.ptx
+// RUN: FileCheck %s --check-prefix=SM90-JSON --input-file=%t.sm90/matmul_relu.launch.json
+// SM90: griddepcontrol.wait;
+// SM90-JSON: "launches": [
+// SM90-JSON-NOT: "waits_for_previous"
+// SM90-JSON: "kernel": "matmul_relu_kernel"
+// SM90-JSON: "waits_for_previous": true
 
 // CHECK-LABEL: func.func @matmul_relu(
 // CHECK:         gpu.launch
