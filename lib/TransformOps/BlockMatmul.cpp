@@ -4,6 +4,7 @@
 
 #include "tessel/TransformOps/TesselTransformOps.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -371,31 +372,38 @@ Value KernelBuilder::realignChunk(const ChunkGranules &g, VectorType type) {
     for (int64_t i = 0; i < 4; ++i)
       w.push_back(vector::ExtractOp::create(b, loc, words, i));
   }
-  // The chunk starts `shift` elements into `lo`: `skip` whole words, and
-  // half a word more for an odd 16-bit shift.
+  // The chunk starts `shift` elements into `lo`: `skip` (0 to 3) whole
+  // words, shifted out in two stages (by two words, then by one: 11
+  // selects where choosing each word among four took 15), and half a word
+  // more for an odd 16-bit shift (a funnel shift by 0 or 16 bits, one
+  // shf.r.wrap per word where a shift pair and a select took two).
   Value skip = div(g.shift, perWord);
+  auto bitSet = [&](Value x, int64_t bit) {
+    Value masked = arith::AndIOp::create(b, loc, x, cst(bit));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, masked,
+                                 cst(0));
+  };
+  Value byTwo = bitSet(skip, 2), byOne = bitSet(skip, 1);
+  SmallVector<Value> y; // y[t] = w[t + (skip & 2)]
+  for (int64_t t = 0; t <= 5; ++t)
+    y.push_back(select(byTwo, w[t + 2], w[t]));
   SmallVector<Value> x; // x[t] = w[t + skip]
-  for (int64_t t = 0; t <= 4; ++t) {
-    Value v = w[t];
-    for (int64_t s = 1; s < 4; ++s)
-      v = select(eq(skip, s), w[t + s], v);
-    x.push_back(v);
-  }
-  Value odd = perWord == 2 ? eq(rem(g.shift, 2), 1) : Value();
+  for (int64_t t = 0; t <= 4; ++t)
+    x.push_back(select(byOne, y[t + 1], y[t]));
   auto i32Cst = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i32, v).getResult();
   };
+  Value funnel;
+  if (perWord == 2)
+    funnel = arith::IndexCastOp::create(b, loc, i32, mul(rem(g.shift, 2), 16));
   bool full = getConstantIntValue(g.valid) == 4 * perWord;
   SmallVector<Value> out;
   for (int64_t i = 0; i < 4; ++i) {
-    Value word = x[i];
-    if (odd) {
-      // The upper half of x[i], then the lower half of x[i + 1].
-      Value shifted = arith::OrIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, x[i], i32Cst(16)),
-          arith::ShLIOp::create(b, loc, x[i + 1], i32Cst(16)));
-      word = select(odd, shifted, word);
-    }
+    // The upper half of x[i], then the lower half of x[i + 1], when odd.
+    Value word =
+        funnel
+            ? LLVM::FshrOp::create(b, loc, x[i + 1], x[i], funnel).getResult()
+            : x[i];
     if (!full) {
       // Elements past `valid` become zeros.
       auto ge = [&](int64_t n) {

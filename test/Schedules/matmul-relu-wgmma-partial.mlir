@@ -34,11 +34,16 @@
 // RUN: sed 's/77x19/77x257/g; s/19x33/257x33/g' %t/small-k.mlir > %t/five-steps.mlir
 // RUN: tessel-opt %t/five-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/five-steps -o /dev/null
-// RUN: FileCheck %s --check-prefix=COPIED --input-file=%t/five-steps/matmul_relu.launch.json
+// RUN: FileCheck %s --check-prefix=SMALL-GRID --input-file=%t/five-steps/matmul_relu.launch.json
+// RUN: FileCheck %s --check-prefix=SMALL-GRID-PTX --implicit-check-not=cp.async.bulk.tensor --input-file=%t/five-steps/matmul_relu_kernel.ptx
 // RUN: sed 's/77x19/77x129/g; s/19x33/129x33/g' %t/small-k.mlir > %t/three-steps.mlir
 // RUN: tessel-opt %t/three-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/three-steps -o /dev/null
-// RUN: FileCheck %s --check-prefix=COPIED --input-file=%t/three-steps/matmul_relu.launch.json
+// RUN: FileCheck %s --check-prefix=SMALL-GRID --input-file=%t/three-steps/matmul_relu.launch.json
+// RUN: sed 's/77x19/77x1025/g; s/19x33/1025x33/g' %t/small-k.mlir > %t/long-k.mlir
+// RUN: tessel-opt %t/long-k.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/long-k -o /dev/null
+// RUN: FileCheck %s --check-prefix=COPIED --input-file=%t/long-k/matmul_relu.launch.json
 // RUN: sed 's/77x19/7332x1621/g; s/19x33/1621x16/g; s/77x33/7332x16/g' %t/small-k.mlir > %t/staged.mlir
 // RUN: tessel-opt %t/staged.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/staged -o /dev/null
@@ -167,6 +172,7 @@
 // READ-PTX:     .param .u64 .ptr .align 16 matmul_relu_kernel_param_2
 // READ-PTX-DAG: ld.global.v4.b32
 // READ-PTX-DAG: ld.global.v4.b32 {{.*}}+16]
+// READ-PTX-DAG: shf.r.wrap.b32
 // READ-PTX-DAG: st.shared.v4.b32
 // READ-PTX-DAG: fence.proxy.async.shared::cta;
 // READ-PTX-DAG: mbarrier.arrive.shared.b64
@@ -179,8 +185,12 @@
 // of the block's K steps in flight (one warpgroup per step, up to four, as
 // registers and stages allow). K = 127 (two steps, two stages) gets two
 // producers and is read; K = 250 (four steps, four stages) gets four,
-// (128, 1 + 4) threads. K = 129 (three steps, two stages) and K = 257
-// (five steps) are copied first.
+// (128, 1 + 4) threads. With more steps than producers, a grid of fewer
+// than 64 blocks reads through staging slots when K has at most 16 steps
+// (the copy would mostly add a launch): K = 129 (three steps, two stages,
+// two producers) and K = 257 (five steps) in 2 blocks take one producer
+// warpgroup with cp.async, (128, 1 + 1) threads and no workspace. K = 1025
+// (17 steps) is copied first.
 // TWO-STEPS-NOT: "workspaces"
 // TWO-STEPS-NOT: "tensor_map"
 // FOUR-STEPS:      "block": [
@@ -188,6 +198,14 @@
 // FOUR-STEPS-NEXT:   5,
 // FOUR-STEPS-NEXT:   1
 // FOUR-STEPS-NOT:  "workspaces"
+// SMALL-GRID:      "block": [
+// SMALL-GRID-NEXT:   128,
+// SMALL-GRID-NEXT:   2,
+// SMALL-GRID-NEXT:   1
+// SMALL-GRID-NOT:  "workspaces"
+// SMALL-GRID-NOT:  "tensor_map"
+// SMALL-GRID-PTX-DAG: cp.async.cg.shared.global [{{.+}}], [{{.+}}], 16, {{.+}};
+// SMALL-GRID-PTX-DAG: cp.async.wait_group{{[[:space:]]+}}3;
 // COPIED:      "workspaces": [
 // COPIED-NEXT:   {
 // COPIED-NEXT:     "element_type": "f16",
