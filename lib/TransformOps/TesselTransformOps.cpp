@@ -119,10 +119,17 @@ DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
   bool foundThreadForall = false;
   Operation *dynamicForall = nullptr;
   Operation *unnormalizedForall = nullptr;
+  scf::ForallOp mismatchedForall;
   launch.walk([&](scf::ForallOp forall) {
     std::optional<ArrayAttr> mapping = forall.getMapping();
     if (!mapping)
       return;
+    // The transform interpreter does not verify the payload between
+    // steps: a tile size of 0 drops a loop and can leave its mapping.
+    if (mapping->size() != static_cast<size_t>(forall.getRank())) {
+      mismatchedForall = forall;
+      return;
+    }
     SmallVector<OpFoldResult> lbs = forall.getMixedLowerBound();
     SmallVector<OpFoldResult> ubs = forall.getMixedUpperBound();
     SmallVector<OpFoldResult> steps = forall.getMixedStep();
@@ -145,6 +152,15 @@ DiagnosedSilenceableFailure tessel::MapNestedForallToThreadsOp::applyToOne(
     }
   });
 
+  if (mismatchedForall) {
+    DiagnosedSilenceableFailure diag =
+        emitSilenceableError()
+        << "an scf.forall has " << mismatchedForall.getMapping()->size()
+        << " mapping attributes for its " << mismatchedForall.getRank()
+        << " loops (a tile size of 0 tiles no loop: give it no mapping)";
+    diag.attachNote(mismatchedForall.getLoc()) << "scf.forall";
+    return diag;
+  }
   if (!foundThreadForall)
     return failOnTarget(*this, target,
                         "no scf.forall mapped to #gpu.thread in the launch");

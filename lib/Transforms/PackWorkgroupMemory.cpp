@@ -28,6 +28,22 @@ struct PackWorkgroupMemory
 /// (ldmatrix rows, cp.async) need.
 static constexpr int64_t kMinAlignment = 16;
 
+/// The size in bytes of an element of a workgroup buffer: integers and
+/// floats of whole bytes, and static vectors of them. None for anything
+/// else (index, whose size the target decides, complex, sub-byte types).
+static std::optional<int64_t> elementBytes(Type type) {
+  int64_t count = 1;
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    if (vector.isScalable())
+      return std::nullopt;
+    count = vector.getNumElements();
+    type = vector.getElementType();
+  }
+  if (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt;
+  return count * (type.getIntOrFloatBitWidth() / 8);
+}
+
 /// Lays out the workgroup allocations of one launch.
 static LogicalResult packLaunch(gpu::LaunchOp launch) {
   SmallVector<memref::AllocOp> allocs;
@@ -58,10 +74,12 @@ static LogicalResult packLaunch(gpu::LaunchOp launch) {
       return alloc.emitError() << "workgroup allocation " << type
                                << " must have a static shape and an identity "
                                   "layout to be placed in shared memory";
-    unsigned bits = type.getElementTypeBitWidth();
-    if (bits % 8 != 0)
-      return alloc.emitError() << "workgroup allocation of " << type
-                               << ": sub-byte element types are not supported";
+    std::optional<int64_t> bytes = elementBytes(type.getElementType());
+    if (!bytes)
+      return alloc.emitError()
+             << "workgroup allocation of " << type
+             << ": elements must be integers or floats of whole bytes, or "
+                "static vectors of them";
     int64_t alignment = std::max<int64_t>(
         kMinAlignment, alloc.getAlignment().value_or(kMinAlignment));
     offset = llvm::alignTo(offset, alignment);
@@ -75,7 +93,12 @@ static LogicalResult packLaunch(gpu::LaunchOp launch) {
       if (isa<memref::DeallocOp>(user))
         rewriter.eraseOp(user);
     rewriter.replaceOp(alloc, view);
-    offset += type.getNumElements() * (bits / 8);
+    int64_t size;
+    if (llvm::MulOverflow(type.getNumElements(), *bytes, size) ||
+        llvm::AddOverflow(offset, size, offset) || offset > INT32_MAX)
+      return alloc.emitError()
+             << "the launch's workgroup allocations exceed " << INT32_MAX
+             << " bytes (its dynamic shared memory size is a 32-bit value)";
   }
 
   rewriter.setInsertionPoint(launch);

@@ -213,3 +213,38 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A tile size of 0 tiles no loop, but tile_using_forall keeps both mapping
+// attributes: the forall has one loop and two attributes, and the
+// interpreter does not verify the payload between steps. Refused, not read
+// past the loop's bounds (it crashed).
+
+func.func @zero_thread_tile(%x: memref<32x32xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %zero = arith.constant 0.0 : f32
+    // expected-note@below {{scf.forall}}
+    linalg.fill ins(%zero : f32) outs(%x : memref<32x32xf32>)
+    gpu.terminator
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%arg0: !transform.any_op {transform.readonly}) {
+    %fill = transform.structured.match ops{["linalg.fill"]} in %arg0
+        : (!transform.any_op) -> !transform.any_op
+    %t, %forall = transform.structured.tile_using_forall %fill tile_sizes [0, 4]
+        (mapping = [#gpu.thread<y>, #gpu.thread<x>])
+        : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %launch = transform.structured.match ops{["gpu.launch"]} in %arg0
+        : (!transform.any_op) -> !transform.any_op
+    // expected-error@below {{an scf.forall has 2 mapping attributes for its 1 loops (a tile size of 0 tiles no loop: give it no mapping)}}
+    transform.tessel.map_nested_forall_to_threads %launch
+        : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -45,3 +45,68 @@ func.func @dynamic(%n: index) {
   }
   return
 }
+
+// -----
+
+// Vector elements take their whole size; index and complex elements,
+// whose layout the pass does not know, are refused where they are
+// allocated (they reached getIntOrFloatBitWidth and crashed).
+
+// CHECK-LABEL: func.func @vector_elements
+// CHECK:         arith.constant 128 : i32
+// CHECK:         memref.view {{.+}} to memref<8xvector<4xf32>, #gpu.address_space<workgroup>>
+func.func @vector_elements() {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.alloc() : memref<8xvector<4xf32>, #gpu.address_space<workgroup>>
+    "test.use"(%a) : (memref<8xvector<4xf32>, #gpu.address_space<workgroup>>) -> ()
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @index_elements() {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @below {{elements must be integers or floats of whole bytes, or static vectors of them}}
+    %a = memref.alloc() : memref<4xindex, #gpu.address_space<workgroup>>
+    "test.use"(%a) : (memref<4xindex, #gpu.address_space<workgroup>>) -> ()
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @complex_elements() {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-error @below {{elements must be integers or floats of whole bytes}}
+    %a = memref.alloc() : memref<4xcomplex<f32>, #gpu.address_space<workgroup>>
+    "test.use"(%a) : (memref<4xcomplex<f32>, #gpu.address_space<workgroup>>) -> ()
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// 2 GiB and more cannot be a launch's 32-bit dynamic shared memory size
+// (it was stored as an i32 constant: 4 GiB became 0).
+func.func @too_large() {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.alloc() : memref<536870912xf16, #gpu.address_space<workgroup>>
+    // expected-error @below {{the launch's workgroup allocations exceed 2147483647 bytes}}
+    %b = memref.alloc() : memref<268435456xf32, #gpu.address_space<workgroup>>
+    "test.use"(%a, %b) : (memref<536870912xf16, #gpu.address_space<workgroup>>, memref<268435456xf32, #gpu.address_space<workgroup>>) -> ()
+    gpu.terminator
+  }
+  return
+}
