@@ -1,6 +1,7 @@
 //===- LaunchSpec.cpp - Launch metadata to and from JSON ------------------===//
 
 #include "tessel/Runtime/LaunchSpec.h"
+#include "tessel/Runtime/InputFiles.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -345,11 +346,11 @@ llvm::Expected<HostFunctionSpec> tessel::readLaunchSpec(llvm::StringRef path) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    path + ": " + message);
   };
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-      llvm::MemoryBuffer::getFile(path);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+      readInputFile(path);
   if (!file)
-    return fail("cannot read: " + file.getError().message());
-  llvm::Expected<Value> json = llvm::json::parse((*file)->getBuffer());
+    return file.takeError();
+  llvm::Expected<Value> json = parseJson((*file)->getBuffer());
   if (!json)
     return fail("invalid JSON: " + llvm::toString(json.takeError()));
   HostFunctionSpec spec;

@@ -1,6 +1,7 @@
 //===- LoadedFunction.cpp - A host function's kernels on a device ---------===//
 
 #include "tessel/Runtime/LoadedFunction.h"
+#include "tessel/Runtime/InputFiles.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
@@ -131,10 +132,11 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
     if (!module) {
       llvm::SmallString<256> path(dir);
       llvm::sys::path::append(path, launch.image);
-      auto file = llvm::MemoryBuffer::getFile(path);
+      llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+          readInputFile(path);
       if (!file)
-        return fail("cannot read kernel image '" + path +
-                    "': " + file.getError().message());
+        return fail("cannot read kernel image: " +
+                    llvm::toString(file.takeError()));
       llvm::Expected<cuda::Module> image =
           driver.loadModule((*file)->getBuffer());
       if (!image)

@@ -1,5 +1,6 @@
 //===- ApplySchedule.cpp - Apply schedules, knobs chosen for the payload --===//
 
+#include "tessel/Runtime/InputFiles.h"
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 #include "tessel/Tuning/Database.h"
@@ -109,6 +110,9 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
     if (!llvm::sys::fs::exists(path))
       return emitError(loc)
              << "cannot open schedule file '" << path << "': no such file";
+    if (llvm::Error e = tessel::checkInputFile(path))
+      return emitError(loc)
+             << "cannot read schedule file " << llvm::toString(std::move(e));
     Library lib;
     lib.path = path;
     if (failed(transform::detail::parseTransformModuleFromFile(context, path,

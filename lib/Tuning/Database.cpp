@@ -1,6 +1,7 @@
 //===- Database.cpp - Tuning records --------------------------------------===//
 
 #include "tessel/Tuning/Database.h"
+#include "tessel/Runtime/InputFiles.h"
 
 #include "tessel/Version.h"
 
@@ -91,10 +92,11 @@ llvm::Expected<TuningDatabase> TuningDatabase::open(llvm::StringRef path) {
   db.path = path.str();
   if (!llvm::sys::fs::exists(path))
     return db;
-  auto file = llvm::MemoryBuffer::getFile(path);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
+      readInputFile(path);
   if (!file)
-    return fail(path + ": cannot read: " + file.getError().message());
-  llvm::Expected<Value> json = llvm::json::parse((*file)->getBuffer());
+    return file.takeError();
+  llvm::Expected<Value> json = parseJson((*file)->getBuffer());
   if (!json)
     return fail(path + ": not a Tessel tuning database (invalid JSON: " +
                 llvm::toString(json.takeError()) + "); it is left untouched");

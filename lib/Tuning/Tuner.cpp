@@ -10,6 +10,7 @@
 #include "tessel/Tuning/Tuner.h"
 
 #include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Runtime/InputFiles.h"
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 #include "tessel/Tuning/Database.h"
@@ -98,6 +99,36 @@ static int runProcess(llvm::StringRef program, llvm::ArrayRef<std::string> args,
   llvm::sys::fs::remove(outPath);
   llvm::sys::fs::remove(errPath);
   return execFailed ? -1 : rc;
+}
+
+/// Why a runner's JSON result cannot be recorded, or "" when it can: each
+/// time a positive, finite number of milliseconds, min <= median <= max,
+/// "checked" a boolean, and a relative error, when given, a number that is
+/// not negative (NaN is allowed: a kernel that wrote NaN).
+static std::string invalidRunnerOutput(const llvm::json::Object &o) {
+  for (llvm::StringRef field : {"median_ms", "min_ms", "max_ms"}) {
+    const llvm::json::Value *v = o.get(field);
+    std::optional<double> ms = v ? v->getAsNumber() : std::nullopt;
+    if (!ms || !std::isfinite(*ms) || *ms <= 0) {
+      std::string shown = "nothing";
+      if (v)
+        shown = llvm::formatv("{0}", *v).str();
+      return (field + " is " + shown +
+              ", not a positive number of milliseconds")
+          .str();
+    }
+  }
+  double median = *o.getNumber("median_ms");
+  if (!(*o.getNumber("min_ms") <= median && median <= *o.getNumber("max_ms")))
+    return "min_ms <= median_ms <= max_ms does not hold";
+  if (!o.getBoolean("checked"))
+    return "\"checked\" is not a boolean";
+  if (const llvm::json::Value *e = o.get("relative_error")) {
+    std::optional<double> error = e->getAsNumber();
+    if (e->kind() != llvm::json::Value::Null && (!error || *error < 0))
+      return "relative_error is not a number >= 0";
+  }
+  return "";
 }
 
 /// The .ptx files an export wrote to `dir`.
@@ -208,6 +239,8 @@ llvm::Error Tuner::setUp() {
   OwningOpRef<ModuleOp> schedule;
   if (!llvm::sys::fs::exists(options.schedule))
     return fail("cannot open schedule file '" + options.schedule + "'");
+  if (llvm::Error e = checkInputFile(options.schedule))
+    return fail("cannot read schedule file " + llvm::toString(std::move(e)));
   if (failed(transform::detail::parseTransformModuleFromFile(
           payload.getContext(), options.schedule, schedule)))
     return fail("cannot parse schedule file '" + options.schedule + "'");
@@ -420,7 +453,7 @@ void Tuner::measure(Trial &trial, uint64_t inputSeed) {
                       options.timeoutS, out, err, message);
   r.measureMs = msSince(start);
   if (rc == 0 || rc == 2) {
-    llvm::Expected<llvm::json::Value> json = llvm::json::parse(out);
+    llvm::Expected<llvm::json::Value> json = parseJson(out);
     const llvm::json::Object *o = json ? json->getAsObject() : nullptr;
     if (!o) {
       if (!json)
@@ -429,12 +462,20 @@ void Tuner::measure(Trial &trial, uint64_t inputSeed) {
       r.error = "unreadable output of " + runner;
       return;
     }
-    r.medianMs = o->getNumber("median_ms").value_or(0);
-    r.minMs = o->getNumber("min_ms").value_or(0);
-    r.maxMs = o->getNumber("max_ms").value_or(0);
+    // Times are positive, finite and ordered, and "checked" a boolean: a
+    // runner's negative or non-numeric time would otherwise be recorded as
+    // a measurement (and win).
+    if (std::string why = invalidRunnerOutput(*o); !why.empty()) {
+      r.status = "run-error";
+      r.error = "invalid output of " + runner + ": " + why;
+      return;
+    }
+    r.medianMs = *o->getNumber("median_ms");
+    r.minMs = *o->getNumber("min_ms");
+    r.maxMs = *o->getNumber("max_ms");
     r.tflops = o->getNumber("tflops").value_or(0);
     r.relativeError = o->getNumber("relative_error").value_or(0);
-    if (rc == 0 && o->getBoolean("checked").value_or(false)) {
+    if (rc == 0 && *o->getBoolean("checked")) {
       r.status = "ok";
     } else {
       r.status = "wrong-output";

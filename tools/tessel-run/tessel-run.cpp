@@ -20,6 +20,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cmath>
 
 using namespace llvm;
 
@@ -68,8 +69,22 @@ int main(int argc, char **argv) {
                               "Run, check and time exported Tessel kernels\n");
   if (!is_contained({"auto", "cpu", "gpu", "none"}, StringRef(reference)))
     return error("--reference must be auto, cpu, gpu or none");
-  if (warmupMs < 0 || repeatMs <= 0)
-    return error("--warmup-ms must be >= 0 and --rep-ms > 0");
+  // Budgets are finite and at most a minute (NaN compares false with
+  // everything, so each test is written to fail for it).
+  constexpr double kMaxBudgetMs = 60000;
+  if (!(warmupMs >= 0 && warmupMs <= kMaxBudgetMs))
+    return error(formatv("--warmup-ms must be in [0, {0}] (got {1})",
+                         int64_t(kMaxBudgetMs), double(warmupMs)));
+  if (!(repeatMs > 0 && repeatMs <= kMaxBudgetMs))
+    return error(formatv("--rep-ms must be in (0, {0}] (got {1})",
+                         int64_t(kMaxBudgetMs), double(repeatMs)));
+  if (!(tolerance >= 0 && std::isfinite(tolerance)))
+    return error(formatv("--tolerance must be a finite number >= 0, 0 for "
+                         "the element type's default (got {0})",
+                         double(tolerance)));
+  if (deviceOrdinal < 0)
+    return error(formatv("--device must be a device ordinal >= 0 (got {0})",
+                         int(deviceOrdinal)));
 
   if (deviceInfo) {
     Expected<std::unique_ptr<tessel::cuda::Driver>> driver =
