@@ -35,6 +35,7 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   // dynamic shapes, work left on the host, device mallocs).
   TesselCheckKernelPayloadOptions check;
   check.indexBitwidth = options.indexBitwidth;
+  check.chip = options.chip;
   pm.addPass(createTesselCheckKernelPayload(check));
 
   // Step 1b. On sm_90 and later, each kernel after the first of a host

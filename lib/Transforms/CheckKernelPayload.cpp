@@ -5,6 +5,8 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace tessel {
 #define GEN_PASS_DEF_TESSELCHECKKERNELPAYLOAD
@@ -41,6 +43,97 @@ static bool addressable(MemRefType type, unsigned indexBitwidth) {
   int64_t limit = (int64_t(1) << (indexBitwidth - 1)) - 1;
   return bits == 0 ||
          type.getNumElements() <= limit / llvm::divideCeil(bits, 8);
+}
+
+/// Whether `name` is a PTX identifier: a letter, `_` or `$`, then letters,
+/// digits, `_` and `$` (PTX also allows a leading `%`, which MLIR symbol
+/// names cannot carry into kernel names).
+static bool isPtxIdentifier(StringRef name) {
+  auto follows = [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$';
+  };
+  return !name.empty() && !llvm::isDigit(name.front()) &&
+         llvm::all_of(name, follows);
+}
+
+/// The element type at the bottom of `type` (shaped types' elements).
+static Type scalarOf(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.getElementType();
+  return type;
+}
+
+/// Why NVPTX cannot hold values of `type`, or "" when it can.
+static std::string unsupportedElement(Type type) {
+  Type scalar = scalarOf(type);
+  if (auto f = dyn_cast<FloatType>(scalar); f && f.getWidth() > 64)
+    return "NVPTX has no floating-point type wider than 64 bits";
+  if (auto i = dyn_cast<IntegerType>(scalar); i && i.getWidth() > 64)
+    return "NVPTX has no integer type wider than 64 bits";
+  return "";
+}
+
+/// The SM version of `chip` ("sm_90a" -> 90, with `arch` set), if it
+/// names one.
+static std::optional<unsigned> smVersion(StringRef chip, bool &arch) {
+  unsigned sm;
+  if (!chip.consume_front("sm_") || chip.consumeInteger(10, sm))
+    return std::nullopt;
+  arch = chip == "a";
+  return sm;
+}
+
+/// The chips that have `op`, when `sm` (with the `a` suffix when `arch`)
+/// is not one of them: "sm_80 or later", "sm_90a". Empty otherwise, and
+/// for operations any chip has.
+static std::string missingOnChip(Operation *op, unsigned sm, bool arch) {
+  auto atLeast = [&](unsigned min) -> std::string {
+    return sm >= min ? "" : "sm_" + std::to_string(min) + " or later";
+  };
+  if (isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
+          nvgpu::DeviceAsyncWaitOp, nvgpu::MmaSyncOp>(op))
+    return atLeast(80);
+  if (isa<nvgpu::LdMatrixOp>(op))
+    return atLeast(75);
+  if (isa<nvgpu::TmaAsyncLoadOp, nvgpu::TmaAsyncStoreOp,
+          nvgpu::MBarrierArriveExpectTxOp>(op))
+    return atLeast(90);
+  // wgmma is sm_90a's alone (Blackwell has other tensor-core instructions).
+  if (isa<nvgpu::WarpgroupMmaOp, nvgpu::WarpgroupGenerateDescriptorOp>(op))
+    return sm == 90 && arch ? "" : "sm_90a";
+  return "";
+}
+
+/// Checks what NVPTX needs of `func` and its kernels for `chip` (may be
+/// empty): a PTX identifier as its name, element types it can hold, and
+/// operations the chip has.
+static LogicalResult checkTarget(func::FuncOp func, StringRef chip) {
+  if (!isPtxIdentifier(func.getSymName()))
+    return func.emitError()
+           << "function name '" << func.getSymName()
+           << "' is not a PTX identifier (letters, digits, '_' and '$', not "
+              "starting with a digit): its kernels are named after it";
+  bool arch = false;
+  std::optional<unsigned> sm = smVersion(chip, arch);
+  WalkResult result = func.walk([&](Operation *op) -> WalkResult {
+    for (TypeRange types :
+         {TypeRange(op->getOperandTypes()), TypeRange(op->getResultTypes())})
+      for (Type type : types)
+        if (std::string why = unsupportedElement(type); !why.empty()) {
+          op->emitError() << "values of type " << type << ": " << why;
+          return WalkResult::interrupt();
+        }
+    if (!sm)
+      return WalkResult::advance();
+    if (std::string needs = missingOnChip(op, *sm, arch); !needs.empty()) {
+      op->emitError() << "'" << op->getName() << "' needs " << needs
+                      << "; the chip is " << chip
+                      << " (choose a schedule for it, or another chip=)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 /// Checks one host function; reports the first problem found.
@@ -105,7 +198,8 @@ void CheckKernelPayload::runOnOperation() {
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
-    if (failed(checkFunction(func, indexBitwidth)))
+    if (failed(checkFunction(func, indexBitwidth)) ||
+        failed(checkTarget(func, chip)))
       return signalPassFailure();
     func.walk([&](Operation *op) {
       hasLaunch |= isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op);

@@ -97,6 +97,17 @@ private:
 struct SetVectorAlignment
     : tessel::impl::TesselSetVectorAlignmentBase<SetVectorAlignment> {
   using Base::Base;
+  LogicalResult initialize(MLIRContext *context) override {
+    // As tessel-lower-to-ptx checks it: run alone, 0 or a negative value
+    // declared no alignment and 3 a misleading one.
+    if (pointerAlignment < 1 || pointerAlignment > 256 ||
+        !llvm::isPowerOf2_64(pointerAlignment))
+      return emitError(UnknownLoc::get(context))
+             << "tessel-set-vector-alignment: pointer-alignment="
+             << static_cast<int64_t>(pointerAlignment)
+             << " must be a power of two between 1 and 256";
+    return success();
+  }
   void runOnOperation() override;
 };
 

@@ -1,6 +1,13 @@
 // RUN: tessel-opt %s --tessel-set-vector-alignment --split-input-file | FileCheck %s
 // RUN: tessel-opt %s --tessel-set-vector-alignment=pointer-alignment=8 --split-input-file \
 // RUN:   | FileCheck %s --check-prefix=ALIGN8
+// Run alone, the pass checks its option as tessel-lower-to-ptx does.
+// RUN: not tessel-opt %s --split-input-file --tessel-set-vector-alignment=pointer-alignment=0 2>&1 | FileCheck %s --check-prefix=BAD0
+// RUN: not tessel-opt %s --split-input-file --tessel-set-vector-alignment=pointer-alignment=-16 2>&1 | FileCheck %s --check-prefix=BADNEG
+// RUN: not tessel-opt %s --split-input-file --tessel-set-vector-alignment=pointer-alignment=3 2>&1 | FileCheck %s --check-prefix=BAD3
+// BAD0: error: tessel-set-vector-alignment: pointer-alignment=0 must be a power of two between 1 and 256
+// BADNEG: error: tessel-set-vector-alignment: pointer-alignment=-16 must be a power of two between 1 and 256
+// BAD3: error: tessel-set-vector-alignment: pointer-alignment=3 must be a power of two between 1 and 256
 
 // Kernel buffer arguments are assumed aligned to pointer-alignment; the
 // kernel's signature says so with llvm.align (scalars get nothing).

@@ -97,6 +97,14 @@ def TesselCheckKernelPayload : Pass<"tessel-check-kernel-payload", "::mlir::Modu
     With `index-bitwidth=32`, kernels compute addresses in 32 bits: a
     buffer of 2^31 bytes or more cannot be addressed and is rejected.
 
+    Before any lowering, what NVPTX cannot compile is refused where it
+    appears (it aborted in instruction selection or the PTX printer): a
+    function name that is not a PTX identifier (kernels are named after
+    their function), element types wider than 64 bits (`f80`, `f128`,
+    `i128`), and, given `chip`, GPU operations that chip lacks:
+    `cp.async` and `mma.sync` need sm_80, `ldmatrix` sm_75, wgmma, TMA
+    and transaction-count mbarriers sm_90a.
+
     ```mlir
     func.func @f(%a: tensor<4x4xf32>) -> tensor<4x4xf32> { ... }
     // error: function 'f' still computes on tensors: was a schedule applied?
@@ -105,6 +113,9 @@ def TesselCheckKernelPayload : Pass<"tessel-check-kernel-payload", "::mlir::Modu
   let options = [
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "The kernels' index width (32 or 64)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "The target chip (sm_XX[a]) whose operations are checked; none "
+           "when empty">,
   ];
 }
 
