@@ -86,6 +86,12 @@ struct Point {
 };
 
 constexpr double kInfeasible = std::numeric_limits<double>::infinity();
+/// The most elements of one matrix (M x K, K x N or M x N) the rule
+/// estimates (2^40: no GPU holds more) and the largest knob value it
+/// models: within these, its products (blocks, shared memory) fit in 64
+/// bits.
+constexpr int64_t kMaxModeledElements = int64_t(1) << 40;
+constexpr int64_t kMaxModeledKnob = int64_t(1) << 16;
 
 /// The rule's estimate (arbitrary units) of a point's time; kInfeasible for
 /// points that break a constraint the rule knows. docs/knob-rule.md
@@ -95,6 +101,23 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   auto roundUp = [](int64_t x, int64_t g) -> int64_t {
     return llvm::alignTo(x, g);
   };
+  // A problem with nothing to compute has no best point (the schedule
+  // reports its empty loop, located); sizes and knob values in range keep
+  // the integer terms below from dividing by zero or overflowing.
+  auto fits = [](int64_t rows, int64_t cols) {
+    return rows <= kMaxModeledElements / cols;
+  };
+  if (s.m < 1 || s.n < 1 || s.k < 1 || !fits(s.m, s.k) || !fits(s.k, s.n) ||
+      !fits(s.m, s.n))
+    return kInfeasible;
+  for (llvm::StringRef name : {"tile_m", "tile_n", "tile_k", "thread_m",
+                               "thread_n", "warp_m", "warp_n", "stages"})
+    if (std::optional<int64_t> v = p.get(name);
+        v && (*v < 1 || *v > kMaxModeledKnob))
+      return kInfeasible;
+  if (std::optional<int64_t> pad = p.get("padding");
+      pad && (*pad < 0 || *pad > kMaxModeledKnob))
+    return kInfeasible;
   int64_t tm = p.get("tile_m").value_or(roundUp(s.m, 16));
   int64_t tn = p.get("tile_n").value_or(roundUp(s.n, 16));
   if (tm <= 0 || tn <= 0)

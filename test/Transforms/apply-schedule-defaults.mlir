@@ -36,6 +36,13 @@
 // RUN:   | FileCheck %s --check-prefix=GIVEN
 // GIVEN: knob_source = "rule (sm_90, 132 SMs); knobs= sets tile_n", knobs = {group_m = 8 : i64, stages = 4 : i64, tile_m = {{[0-9]+}} : i64, tile_n = 128 : i64}
 
+// Knob options no kernel can use (0, negative, 2^62) are not ranked (the
+// rule divided by a zero tile_k): it picks the one usable point.
+// RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%S/Inputs/knob-options-out-of-range.mlir" \
+// RUN:   | FileCheck %s --check-prefix=OUT-OF-RANGE
+// OUT-OF-RANGE: knob_source = "rule (sm_90, 132 SMs)", knobs = {thread_m = 4 : i64, thread_n = 4 : i64, tile_k = 8 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
+
 // defaults=schedule keeps the values the schedule is written with.
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir defaults=schedule" \
