@@ -3,6 +3,7 @@
 #include "tessel/Runtime/LaunchSpec.h"
 #include "tessel/Runtime/InputFiles.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace tessel;
@@ -250,6 +251,21 @@ bool tessel::fromJSON(const Value &value, HostFunctionSpec &spec,
          o.mapOptional("schedule", spec.schedule);
 }
 
+/// The byte size of a buffer of valid shape and element type, rounded up
+/// to `granule`; nullopt when int64 cannot hold it. Runtimes compute
+/// numElements() * elementBytes() (K = 2^62 wrapped and passed every other
+/// check).
+static std::optional<int64_t> byteSize(const BufferSpec &buffer,
+                                       int64_t granule) {
+  int64_t bytes = buffer.elementBytes();
+  for (int64_t d : buffer.shape)
+    if (llvm::MulOverflow(bytes, d, bytes))
+      return std::nullopt;
+  if (llvm::AddOverflow(bytes, granule - 1, bytes))
+    return std::nullopt;
+  return bytes / granule * granule;
+}
+
 /// Checks what JSON typing cannot: sizes, indices, element types.
 static llvm::Error validate(const HostFunctionSpec &spec) {
   auto error = [](const llvm::Twine &message) {
@@ -264,12 +280,21 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     if (buffer.shape.empty() ||
         llvm::any_of(buffer.shape, [](int64_t d) { return d <= 0; }))
       return error("argument #" + llvm::Twine(i) + " has an invalid shape");
+    if (!byteSize(buffer, 16))
+      return error("argument #" + llvm::Twine(i) +
+                   " has more bytes than a 64-bit size holds");
   }
-  for (auto [i, buffer] : llvm::enumerate(spec.workspaces))
+  // The workspaces share one allocation, each at a 256-byte boundary.
+  int64_t workspaceBytes = 0;
+  for (auto [i, buffer] : llvm::enumerate(spec.workspaces)) {
     if (buffer.elementBytes() == 0 || buffer.shape.empty() ||
         llvm::any_of(buffer.shape, [](int64_t d) { return d <= 0; }))
       return error("workspace #" + llvm::Twine(i) +
                    " has an unsupported element type or an invalid shape");
+    std::optional<int64_t> bytes = byteSize(buffer, 256);
+    if (!bytes || llvm::AddOverflow(workspaceBytes, *bytes, workspaceBytes))
+      return error("workspaces have more bytes than a 64-bit size holds");
+  }
   for (unsigned r : spec.results)
     if (r >= spec.arguments.size())
       return error("result refers to argument #" + llvm::Twine(r) +
