@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The sanitizer build (docs/reliability.md): installs Debian's clang-22 and
+# libFuzzer, then builds the tools and the fuzz targets with ASan + UBSan
+# in build-san/ (clang, -DTESSEL_SANITIZE=ON). Run scripts/setup.sh first
+# (LLVM/MLIR and the build tools). Safe to run again.
+#
+#   scripts/setup-sanitizers.sh   # then: scripts/test-sanitizers.sh,
+#                                 #       scripts/fuzz.sh replay
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${TESSEL_SAN_BUILD:-build-san}
+
+packages=(clang-22 libfuzzer-22-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+export PATH=/usr/lib/llvm-22/bin:$PATH
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S . -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DLLVM_USE_LINKER=lld \
+    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    -DTESSEL_SANITIZE=ON
+fi
+ninja -C "$build" tessel-opt tessel-run tessel-opt-fuzzer tessel-json-fuzzer
