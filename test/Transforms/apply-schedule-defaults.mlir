@@ -43,6 +43,13 @@
 // RUN:   | FileCheck %s --check-prefix=OUT-OF-RANGE
 // OUT-OF-RANGE: knob_source = "rule (sm_90, 132 SMs)", knobs = {thread_m = 4 : i64, thread_n = 4 : i64, tile_k = 8 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
 
+// A space too large to score whole (2^48 points) is sampled; the rule
+// still chooses. Unfixed, this test does not end.
+// RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%S/Inputs/knob-space-large.mlir" \
+// RUN:   | FileCheck %s --check-prefix=LARGE-SPACE
+// LARGE-SPACE: knob_source = "rule (sm_90, 132 SMs)"
+
 // defaults=schedule keeps the values the schedule is written with.
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir defaults=schedule" \
