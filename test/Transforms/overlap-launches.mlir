@@ -47,3 +47,14 @@ func.func @one_launch() {
   }
   return
 }
+
+// No launch at all (a host helper, or kernels already outlined): nothing
+// to do. The pass once iterated past the end of its empty list of launches
+// (UBSan, found by tessel-opt-fuzzer).
+// CHECK-LABEL: func.func @no_launch
+// CHECK-NEXT:    "test.host"
+// CHECK-NEXT:    return
+func.func @no_launch() {
+  "test.host"() : () -> ()
+  return
+}
