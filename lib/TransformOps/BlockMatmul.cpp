@@ -277,10 +277,29 @@ void KernelBuilder::forEachChunk(
   };
   bool full = covers(validRows, rows) && covers(validCols, cols);
   int64_t chunksPerRow = cols / width;
+  // Chunk tid + j * threads is at row (tid + j * threads) / chunksPerRow.
+  // When one of threads and chunksPerRow divides the other, the row and
+  // the column are the thread's first ones plus constants, which the
+  // addresses then fold (a division per chunk otherwise).
+  Value firstRow, firstCol;
+  if (threads % chunksPerRow == 0) {
+    firstRow = div(tid, chunksPerRow);
+    firstCol = mul(rem(tid, chunksPerRow), width);
+  }
   for (int64_t j = 0, e = rows * chunksPerRow / threads; j < e; ++j) {
-    Value chunk = addC(tid, j * threads);
-    Value row = div(chunk, chunksPerRow);
-    Value col = mul(rem(chunk, chunksPerRow), width);
+    Value row, col;
+    if (firstRow) {
+      row = addC(firstRow, j * threads / chunksPerRow);
+      col = firstCol;
+    } else if (chunksPerRow % threads == 0) {
+      int64_t perRow = chunksPerRow / threads;
+      row = cst(j / perRow);
+      col = mul(addC(tid, j % perRow * threads), width);
+    } else {
+      Value chunk = addC(tid, j * threads);
+      row = div(chunk, chunksPerRow);
+      col = mul(rem(chunk, chunksPerRow), width);
+    }
     if (full) {
       body(row, col, cst(width));
       continue;

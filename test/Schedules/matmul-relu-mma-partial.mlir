@@ -39,7 +39,7 @@
 // CHECK:             nvgpu.device_async_copy {{.+}}, 8, %{{.+}} :
 // CHECK:           vector.maskedstore
 
-// PTX: cp.async.ca.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// PTX: cp.async.ca.shared.global [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], 16, %r{{[0-9]+}};
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
 // C = relu(A * B): A is 1000x1000, B is 1000x1000, row-major, f16 inputs,
