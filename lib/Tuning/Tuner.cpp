@@ -18,6 +18,7 @@
 #include "tessel/Tuning/Strategy.h"
 #include "tessel/Version.h"
 
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -26,6 +27,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -42,6 +44,13 @@ using namespace tessel;
 
 static llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// A number as the user would write it (-1, nan, 0.5).
+static std::string shortNumber(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
 }
 
 namespace {
@@ -223,6 +232,28 @@ llvm::Error Tuner::setUp() {
   if (options.budget <= 0)
     return fail("budget must be at least 1 trial (got " +
                 llvm::Twine(options.budget) + ")");
+  // Budgets are finite (NaN compares false with everything) and, per
+  // measurement, at most a minute, as tessel-run takes them.
+  if (!(options.timeBudgetS >= 0 && std::isfinite(options.timeBudgetS)))
+    return fail(llvm::formatv("time-budget must be a finite number of "
+                              "seconds >= 0, 0 for none (got {0})",
+                              shortNumber(options.timeBudgetS)));
+  constexpr double kMaxMeasurementMs = 60000;
+  if (!(options.warmupMs >= 0 && options.warmupMs <= kMaxMeasurementMs))
+    return fail(llvm::formatv("warmup-ms must be in [0, {0}] (got {1})",
+                              shortNumber(kMaxMeasurementMs),
+                              shortNumber(options.warmupMs)));
+  if (!(options.repeatMs > 0 && options.repeatMs <= kMaxMeasurementMs))
+    return fail(llvm::formatv("rep-ms must be in (0, {0}] (got {1})",
+                              shortNumber(kMaxMeasurementMs),
+                              shortNumber(options.repeatMs)));
+  if (options.timeoutS == 0)
+    return fail("timeout must be at least 1 second (0 would kill every "
+                "measurement)");
+  if (options.deviceOrdinal < 0)
+    return fail(llvm::formatv("device must be a CUDA device ordinal >= 0 "
+                              "(got {0})",
+                              options.deviceOrdinal));
   if (options.schedule.empty())
     return fail("the 'schedule' option is required");
   if (std::string error =
@@ -244,6 +275,12 @@ llvm::Error Tuner::setUp() {
   if (failed(transform::detail::parseTransformModuleFromFile(
           payload.getContext(), options.schedule, schedule)))
     return fail("cannot parse schedule file '" + options.schedule + "'");
+  // Every candidate runs this sequence: a missing one is reported now, not
+  // after compiling them all.
+  if (!schedule->lookupSymbol<transform::NamedSequenceOp>(options.entry))
+    return fail("schedule file '" + options.schedule +
+                "' has no transform.named_sequence @" + options.entry +
+                " (entry=)");
   llvm::Expected<SearchSpace> parsed = SearchSpace::fromSchedule(*schedule);
   if (!parsed)
     return parsed.takeError();

@@ -3,7 +3,7 @@
 
 // RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir budget=0 runner=%S/Inputs/fake-runner.py" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BUDGET
-// BUDGET: tune-invalid.mlir:[[@LINE+37]]:1: error: tessel-tune: budget must be at least 1 trial (got 0)
+// BUDGET: tune-invalid.mlir:[[@LINE+62]]:1: error: tessel-tune: budget must be at least 1 trial (got 0)
 
 // RUN: not tessel-opt %s --tessel-tune="schedule=%S/Inputs/no-knobs.mlir runner=%S/Inputs/fake-runner.py" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOKNOBS
@@ -39,6 +39,31 @@
 // RUN:   | FileCheck %s --check-prefix=TARGET
 // RUNNER: error: tessel-tune: cannot execute the measuring tool '{{.*}}no-such-runner' (set runner=)
 // TARGET: error: tessel-tune: PTX version 7.0 does not support sm_90
+
+// Options out of range are refused before anything is compiled; so is an
+// entry the schedule does not define (it was reported after compiling every
+// candidate).
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir time-budget=-1 runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TIME
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir time-budget=nan runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TIME-NAN
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir warmup-ms=-1 runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=WARMUP
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir rep-ms=inf runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REP
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir timeout=0 runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TIMEOUT
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir device=-1 runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEVICE
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir entry=nowhere runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ENTRY --implicit-check-not="[tune]"
+// TIME: error: tessel-tune: time-budget must be a finite number of seconds >= 0, 0 for none (got -1)
+// TIME-NAN: error: tessel-tune: time-budget must be a finite number of seconds >= 0, 0 for none (got nan)
+// WARMUP: error: tessel-tune: warmup-ms must be in [0, 60000] (got -1)
+// REP: error: tessel-tune: rep-ms must be in (0, 60000] (got inf)
+// TIMEOUT: error: tessel-tune: timeout must be at least 1 second (0 would kill every measurement)
+// DEVICE: error: tessel-tune: device must be a CUDA device ordinal >= 0 (got -1)
+// ENTRY: error: tessel-tune: schedule file '{{.*}}matmul_relu_simt.mlir' has no transform.named_sequence @nowhere (entry=)
 
 func.func @matmul_relu(%A: tensor<64x32xf32>, %B: tensor<32x64xf32>,
                        %C: tensor<64x64xf32>) -> tensor<64x64xf32> {

@@ -5,13 +5,13 @@
 // is applied, and a second run is served from the database.
 
 // RUN: rm -f %t.json
-// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=2 ptxas=none" \
+// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
 // RUN:   -o %t.tuned.mlir 2> %t.log
 // RUN: FileCheck %s --input-file=%t.log
 // RUN: python3 %S/Inputs/check-db.py %t.json %t.log | FileCheck %s --check-prefix=DB
 
 // A second run measures nothing and picks the same winner.
-// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=2 ptxas=none" \
+// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CACHED
 
 // --tessel-apply-schedule takes the database's best knobs: the same IR as
@@ -28,7 +28,7 @@
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t.tuned.mlir
 
 // CHECK: [tune] matmul_relu 1024x1024x1024 f32->f32 acc=f32 on Fake GPU (sm_90): 5 knobs, 1600 candidates, strategy evolutionary, budget 40
-// CHECK-DAG: timeout {{.*}}(killed after 2 s)
+// CHECK-DAG: timeout {{.*}}(killed after 10 s)
 // CHECK-DAG: crash {{.*}}(Segmentation fault)
 // CHECK-DAG: run-error {{.*}}CUDA_ERROR_ILLEGAL_ADDRESS
 // CHECK-DAG: wrong-output {{.*}}(relative error 5.00e-01 > tolerance 1.0e-05, 0 NaN)
