@@ -16,6 +16,7 @@
 #include "tessel/Tuning/Database.h"
 #include "tessel/Tuning/SearchSpace.h"
 #include "tessel/Tuning/Strategy.h"
+#include "tessel/Tuning/WorkDirectory.h"
 #include "tessel/Version.h"
 
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
@@ -86,13 +87,15 @@ std::string firstLine(llvm::StringRef text) {
 } // namespace
 
 /// Runs `program args...` with a timeout; returns its exit code (-2: crash
-/// or timeout, with `message` saying which), stdout and stderr.
+/// or timeout, with `message` saying which), stdout and stderr, which pass
+/// through files in `dir` (the run's work directory, which an interrupt
+/// removes).
 static int runProcess(llvm::StringRef program, llvm::ArrayRef<std::string> args,
-                      unsigned timeoutS, std::string &out, std::string &err,
-                      std::string &message) {
+                      unsigned timeoutS, llvm::StringRef dir, std::string &out,
+                      std::string &err, std::string &message) {
   llvm::SmallString<128> outPath, errPath;
-  llvm::sys::fs::createTemporaryFile("tessel-tune", "out", outPath);
-  llvm::sys::fs::createTemporaryFile("tessel-tune", "err", errPath);
+  llvm::sys::fs::createUniqueFile(dir + "/process-%%%%%%%%.out", outPath);
+  llvm::sys::fs::createUniqueFile(dir + "/process-%%%%%%%%.err", errPath);
   std::vector<llvm::StringRef> argv = {program};
   for (const std::string &a : args)
     argv.push_back(a);
@@ -218,6 +221,7 @@ private:
   std::unique_ptr<SearchStrategy> strategy;
   std::optional<TuningDatabase> db, replayDb;
   TuningKey key;
+  std::optional<WorkDirectory> work;
   std::string payloadText, runner, workDir, ptxas;
   std::vector<std::pair<std::string, std::string>> faults; // knob=value, kind
   std::vector<Trial> done;
@@ -300,6 +304,14 @@ llvm::Error Tuner::setUp() {
     faults.push_back({assignment.str(), kind.str()});
   }
 
+  // The candidates' files go with the run however it ends (the Tuner's
+  // destruction, or an interrupt).
+  llvm::Expected<WorkDirectory> dir = WorkDirectory::create("tessel-tune");
+  if (!dir)
+    return dir.takeError();
+  work.emplace(std::move(*dir));
+  workDir = work->str();
+
   // The key: workload, device, schedule content, compiler.
   llvm::Expected<std::string> workload = tessel::workloadKey(payload);
   if (!workload)
@@ -345,7 +357,7 @@ llvm::Error Tuner::setUp() {
     int rc = runProcess(
         runner,
         {"--device-info", "--device=" + std::to_string(options.deviceOrdinal)},
-        30, out, err, message);
+        30, workDir, out, err, message);
     if (rc != 0)
       return fail(
           "no GPU to measure on: " + firstLine(err.empty() ? message : err) +
@@ -376,11 +388,6 @@ llvm::Error Tuner::setUp() {
     db = std::move(*d);
   }
 
-  llvm::SmallString<128> dir;
-  if (std::error_code ec =
-          llvm::sys::fs::createUniqueDirectory("tessel-tune", dir))
-    return fail("cannot create a work directory: " + ec.message());
-  workDir = dir.str().str();
   llvm::raw_string_ostream os(payloadText);
   payload.print(os);
   return llvm::Error::success();
@@ -443,7 +450,7 @@ void Tuner::checkResources(Trial &trial, llvm::StringRef dir) {
     std::string out, err, message;
     int rc = runProcess(
         ptxas, {"-arch=" + options.chip, "-v", path, "-o", "/dev/null"}, 120,
-        out, err, message);
+        workDir, out, err, message);
     if (rc != 0) {
       r.status = "compile-error";
       r.error = "ptxas: " + firstLine(err.empty() ? message : err);
@@ -487,7 +494,7 @@ void Tuner::measure(Trial &trial, uint64_t inputSeed) {
                        llvm::formatv("--rep-ms={0}", options.repeatMs).str(),
                        "--device=" + std::to_string(options.deviceOrdinal),
                        "--seed=" + std::to_string(inputSeed)},
-                      options.timeoutS, out, err, message);
+                      options.timeoutS, workDir, out, err, message);
   r.measureMs = msSince(start);
   if (rc == 0 || rc == 2) {
     llvm::Expected<llvm::json::Value> json = parseJson(out);
@@ -675,7 +682,6 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
       return std::move(e);
   }
   printSummary();
-  llvm::scope_exit cleanUp([&] { llvm::sys::fs::remove_directories(workDir); });
 
   std::vector<const Trial *> ok;
   for (const Trial &t : done)
