@@ -36,13 +36,31 @@ static bool isHostComputation(Operation *op) {
 
 /// Whether a kernel with `indexBitwidth`-bit indices can address every byte
 /// of a buffer of `type`.
+/// The elements from a buffer's start that a memref of `type` spans: its
+/// offset and strides included (a strided view of a larger buffer).
+static int64_t spannedElements(MemRefType type) {
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return type.getNumElements();
+  int64_t last = offset;
+  for (auto [size, stride] : llvm::zip_equal(type.getShape(), strides)) {
+    if (size == 0)
+      return 0;
+    last += (size - 1) * stride;
+  }
+  return last + 1;
+}
+
 static bool addressable(MemRefType type, unsigned indexBitwidth) {
   if (indexBitwidth >= 64 || !type.hasStaticShape())
     return true;
   unsigned bits = type.getElementTypeBitWidth();
   int64_t limit = (int64_t(1) << (indexBitwidth - 1)) - 1;
   return bits == 0 ||
-         type.getNumElements() <= limit / llvm::divideCeil(bits, 8);
+         spannedElements(type) <= limit / llvm::divideCeil(bits, 8);
 }
 
 /// Whether `name` is a PTX identifier: a letter, `_` or `$`, then letters,
@@ -143,7 +161,7 @@ static LogicalResult checkFunction(func::FuncOp func, unsigned indexBitwidth) {
         memref && !addressable(memref, indexBitwidth))
       return func.emitError()
              << "argument #" << i << " of '" << func.getSymName()
-             << "' has type " << type << ": its " << memref.getNumElements()
+             << "' has type " << type << ": its " << spannedElements(memref)
              << " elements need addresses beyond "
              << "the kernels' " << indexBitwidth
              << "-bit indices (use index-bitwidth=64)";
@@ -174,6 +192,18 @@ static LogicalResult checkFunction(func::FuncOp func, unsigned indexBitwidth) {
       return inner.wasInterrupted() ? WalkResult::interrupt()
                                     : WalkResult::skip();
     }
+    // Buffers the host function makes (workspaces: gpu.alloc, and views of
+    // them) are addressed by the kernels too.
+    for (Type type : op->getResultTypes())
+      if (auto memref = dyn_cast<MemRefType>(type);
+          memref && !addressable(memref, indexBitwidth)) {
+        op->emitError() << "'" << op->getName() << "' makes a buffer of type "
+                        << type << ": its " << spannedElements(memref)
+                        << " elements need addresses beyond the kernels' "
+                        << indexBitwidth
+                        << "-bit indices (use index-bitwidth=64)";
+        return WalkResult::interrupt();
+      }
     if (llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>)) {
       op->emitError() << "tensor computation left outside a GPU kernel: the "
                          "schedule must bufferize and map all work to "

@@ -141,29 +141,67 @@ llvm::Expected<std::string> tessel::workloadKey(ModuleOp payload) {
   return key;
 }
 
-/// Reads the workload attribute back; ignores malformed ones.
-static std::optional<WorkloadSpec> readWorkload(func::FuncOp func) {
-  auto dict = func->getAttrOfType<DictionaryAttr>(kWorkloadAttrName);
+/// Reads the workload attribute back: none when absent; an error, at the
+/// function, when it is malformed or does not describe the function's
+/// arguments (a hand-edited attribute was exported as is, with argument
+/// indices out of range or an i128 dimension truncated).
+static FailureOr<std::optional<WorkloadSpec>> readWorkload(func::FuncOp func) {
+  Attribute attr = func->getAttr(kWorkloadAttrName);
+  if (!attr)
+    return std::optional<WorkloadSpec>();
+  auto fail = [&](const Twine &why) {
+    return func.emitError() << "the " << kWorkloadAttrName << " attribute of '"
+                            << func.getSymName() << "' " << why;
+  };
+  auto dict = dyn_cast<DictionaryAttr>(attr);
   if (!dict)
-    return std::nullopt;
-  auto str = [&](StringRef name) {
-    auto attr = dict.getAs<StringAttr>(name);
-    return attr ? attr.str() : std::string();
-  };
-  auto num = [&](StringRef name) {
-    auto attr = dict.getAs<IntegerAttr>(name);
-    return attr ? attr.getInt() : int64_t(-1);
-  };
+    return fail("must be a dictionary");
   WorkloadSpec w;
-  w.kind = str("kind");
-  w.accumulatorType = str("accumulator_type");
-  w.m = num("m"), w.n = num("n"), w.k = num("k");
-  int64_t lhs = num("lhs"), rhs = num("rhs"), out = num("out");
-  if (w.kind.empty() || lhs < 0 || rhs < 0 || out < 0 || w.m <= 0 || w.n <= 0 ||
-      w.k <= 0)
-    return std::nullopt;
+  for (auto [name, field] :
+       {std::make_pair("kind", &w.kind),
+        std::make_pair("accumulator_type", &w.accumulatorType)}) {
+    auto value = dict.getAs<StringAttr>(name);
+    if (!value)
+      return fail(Twine("needs a string '") + name + "'");
+    *field = value.str();
+  }
+  if (w.kind != "matmul_relu")
+    return fail("has kind '" + w.kind + "'; Tessel knows 'matmul_relu'");
+  int64_t values[6];
+  const char *names[6] = {"m", "n", "k", "lhs", "rhs", "out"};
+  for (auto [name, value] : llvm::zip_equal(names, values)) {
+    auto integer = dict.getAs<IntegerAttr>(name);
+    if (!integer || !integer.getType().isIntOrIndex())
+      return fail(Twine("needs an integer '") + name + "'");
+    if (integer.getValue().getSignificantBits() > 64 ||
+        integer.getValue().getSExtValue() < 0)
+      return fail(Twine("has '") + name + "' = " +
+                  llvm::toString(integer.getValue(), 10, /*Signed=*/true) +
+                  ", not an integer in [0, 2^63)");
+    value = integer.getValue().getSExtValue();
+  }
+  auto [m, n, k, lhs, rhs, out] = values;
+  if (m == 0 || n == 0 || k == 0)
+    return fail("has an empty dimension (m, n and k must be positive)");
+  int64_t args = func.getNumArguments();
+  std::pair<int64_t, std::array<int64_t, 2>> operands[] = {
+      {lhs, {m, k}}, {rhs, {k, n}}, {out, {m, n}}};
+  for (auto [index, shape] : operands) {
+    if (index >= args)
+      return fail("names argument #" + Twine(index) + ", but '" +
+                  func.getSymName() + "' has " + Twine(args));
+    auto type = dyn_cast<MemRefType>(func.getArgumentTypes()[index]);
+    if (!type || type.getShape() != ArrayRef<int64_t>(shape))
+      return fail("describes argument #" + Twine(index) + " as " +
+                  Twine(shape[0]) + "x" + Twine(shape[1]) +
+                  ", but it has type " +
+                  llvm::formatv("{0}", func.getArgumentTypes()[index]).str());
+  }
+  if (out == lhs || out == rhs)
+    return fail("names the output among the inputs");
+  w.m = m, w.n = n, w.k = k;
   w.lhs = lhs, w.rhs = rhs, w.out = out;
-  return w;
+  return std::optional<WorkloadSpec>(w);
 }
 
 /// Reads the schedule attribute back; ignores a malformed one.
@@ -288,7 +326,10 @@ static LogicalResult readSizes(gpu::LaunchFuncOp launch, StringRef what,
 FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
   HostFunctionSpec spec;
   spec.name = func.getSymName().str();
-  spec.workload = readWorkload(func);
+  FailureOr<std::optional<WorkloadSpec>> workload = readWorkload(func);
+  if (failed(workload))
+    return failure();
+  spec.workload = *workload;
   spec.schedule = readSchedule(func);
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto memref = dyn_cast<MemRefType>(type);

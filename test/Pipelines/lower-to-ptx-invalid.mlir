@@ -38,6 +38,9 @@
 // RUN: not tessel-opt %t.big.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
 // RUN:   --tessel-lower-to-ptx="index-bitwidth=32" 2>&1 | FileCheck %s --check-prefix=TOO-BIG
 // TOO-BIG: big.mlir:4:1: error: argument #2 of 'matmul_relu' has type 'memref<65536x65536xf16>': its 4294967296 elements need addresses beyond the kernels' 32-bit indices (use index-bitwidth=64)
+// So are workspaces the host function allocates and strided arguments that
+// span more than their elements.
+// RUN: tessel-opt %S/Inputs/index32-buffers.mlir --tessel-lower-to-ptx="index-bitwidth=32" --split-input-file --verify-diagnostics
 // RUN: not tessel-opt %S/Inputs/scale-kernel.mlir --tessel-lower-to-ptx="pointer-alignment=3" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ALIGN
 // ALIGN: error: tessel-lower-to-ptx: pointer-alignment must be a power of two between 1 and 256

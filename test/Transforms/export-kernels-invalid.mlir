@@ -170,3 +170,91 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// A hand-edited tessel.workload attribute is checked against the function
+// it describes (it was exported as is: argument indices out of range, an
+// i128 dimension truncated).
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'missing' needs a string 'accumulator_type'}}
+  func.func @missing(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
+      attributes {tessel.workload = {kind = "matmul_relu", lhs = 0 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'kind' has kind 'conv'; Tessel knows 'matmul_relu'}}
+  func.func @kind(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
+      attributes {tessel.workload = {accumulator_type = "f32", kind = "conv", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'out_of_range' names argument #7, but 'out_of_range' has 3}}
+  func.func @out_of_range(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
+      attributes {tessel.workload = {accumulator_type = "f32", kind = "matmul_relu", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 7 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'wide' has 'm' = 36893488147419103234, not an integer in [0, 2^63)}}
+  func.func @wide(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
+      attributes {tessel.workload = {accumulator_type = "f32", kind = "matmul_relu", m = 36893488147419103234 : i128, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'shape' describes argument #1 as 3x5, but it has type memref<3x4xf32>}}
+  func.func @shape(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
+      attributes {tessel.workload = {accumulator_type = "f32", kind = "matmul_relu", m = 2 : i64, n = 5 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'aliased' names the output among the inputs}}
+  func.func @aliased(%a: memref<2x2xf32>, %b: memref<2x2xf32>, %c: memref<2x2xf32>)
+      attributes {tessel.workload = {accumulator_type = "f32", kind = "matmul_relu", m = 2 : i64, n = 2 : i64, k = 2 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 0 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x2xf32>)
+    return
+  }
+}

@@ -258,7 +258,6 @@
 
 // FILES:      cubin.cubin
 // FILES-NEXT: kernels.ptx
-// FILES-NEXT: malformed_workload.launch.json
 // FILES-NEXT: two_launches.launch.json
 // FILES-NEXT: with_workload.launch.json
 // FILES-NOT:  {{.}}
@@ -276,9 +275,7 @@
 // WORKLOAD-NEXT:   "rhs": 1
 // WORKLOAD-NEXT: }
 
-// RUN: FileCheck %s --check-prefix=MALFORMED --input-file=%t/manual/malformed_workload.launch.json
-// MALFORMED: "function": "malformed_workload",
-// MALFORMED-NOT: workload
+// A malformed workload attribute is an error: test/Transforms/export-kernels-invalid.mlir.
 
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "//\0A.visible .entry first(\0A\09.param .u64 .ptr .align 8 first_param_0,\0A\09.param .f32 first_param_1\0A)\0A{\0A}\0A.visible .entry second(\0A\09.param .u64 second_param_0\0A)\0A{\0A}\0A">]
@@ -306,14 +303,6 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @kernels::@second blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%c : memref<2x4xf32>)
-    return
-  }
-  // A workload attribute missing fields is not exported.
-  func.func @malformed_workload(%a: memref<4xf32>)
-      attributes {tessel.workload = {kind = "matmul_relu", lhs = 0 : i64}} {
-    %c1 = arith.constant 1 : index
-    gpu.launch_func @kernels::@second blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
-        args(%a : memref<4xf32>)
     return
   }
   func.func private @decl(%a: memref<4xf32>)
