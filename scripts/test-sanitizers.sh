@@ -13,11 +13,4 @@ export PATH=/usr/lib/llvm-22/bin:$PATH
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1}
 ninja -C "$build" tessel-opt tessel-run >/dev/null || exit 1
-# Expected to fail with clang only: the wgmma rewrite creates the output's
-# two memref.dim ops in one call's arguments
-# (lib/TransformOps/RewriteBlockMatmulAsWgmma.cpp, forEachChunk(...,
-# dim(bm.out, 0), dim(bm.out, 1), ...)), whose evaluation order C++ leaves
-# to the compiler: gcc emits dim 1 first, which the test's CHECK lines
-# expect, clang dim 0. Remove once the order is fixed (lit reports XPASS).
-/usr/lib/llvm-22/bin/lit -sv \
-  --xfail "Schedules/matmul-relu-wgmma-partial.mlir" "$@" "$build/test"
+/usr/lib/llvm-22/bin/lit -sv "$@" "$build/test"

@@ -254,9 +254,12 @@ void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,
   // bytes, and chunk c of row r sits at chunk c ^ (r % 8) of its row (the
   // 128-byte swizzle of a 1024-byte aligned box).
   Value stage = view(stageBytes, sharedType({rows * cols}, bm.inType));
+  // Created one after the other: the order of a call's arguments'
+  // evaluation (and so of the ops) would be the compiler's choice.
+  Value validRows = sub(dim(source, 0), rowOrigin);
+  Value validCols = sub(dim(source, 1), colOrigin);
   forEachChunk(
-      tidX, rows, cols, kChunk, kWarpgroupThreads,
-      sub(dim(source, 0), rowOrigin), sub(dim(source, 1), colOrigin),
+      tidX, rows, cols, kChunk, kWarpgroupThreads, validRows, validCols,
       [&](Value row, Value col, Value valid) {
         ChunkGranules granules = loadChunkGranules(
             source, flat, add(rowOrigin, row), add(colOrigin, col), valid);
@@ -583,9 +586,9 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
   int64_t elems = alignedChunk(cast<MemRefType>(bm.out.getType()),
                                128 / bm.outType.getIntOrFloatBitWidth());
   auto vecType = VectorType::get({elems}, b.getF32Type());
+  Value validRows = dim(bm.out, 0), validCols = dim(bm.out, 1);
   forEachChunk(tid, bm.m, bm.n, elems, kWarpgroupThreads * l.consumers,
-               dim(bm.out, 0), dim(bm.out, 1),
-               [&](Value row, Value col, Value valid) {
+               validRows, validCols, [&](Value row, Value col, Value valid) {
                  Value v = vector::LoadOp::create(b, loc, vecType, staged,
                                                   ValueRange{row, col});
                  storeValid(applyEpilogue(b, loc, bm, v), bm.out,

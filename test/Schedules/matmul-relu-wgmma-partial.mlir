@@ -68,8 +68,8 @@
 // CHECK:             nvgpu.tma.async.load
 // CHECK:           scf.for %{{.+}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
 // CHECK:             nvgpu.warpgroup.mma
-// CHECK:           %[[COLS:.+]] = memref.dim %[[OUT:.+]], %c1
-// CHECK:           %[[ROWS:.+]] = memref.dim %[[OUT]], %c0
+// CHECK:           %[[ROWS:.+]] = memref.dim %[[OUT:.+]], %c0
+// CHECK:           %[[COLS:.+]] = memref.dim %[[OUT]], %c1
 // CHECK:           scf.if
 // CHECK:             vector.store %{{.+}}, %[[OUT]]
 // CHECK:           } else {
