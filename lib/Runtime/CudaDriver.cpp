@@ -13,6 +13,8 @@ namespace {
 enum : int {
   kSuccess = 0,
   kAttrMaxThreadsPerBlock = 1,
+  kAttrMaxBlockDimX = 2, // then Y, Z
+  kAttrMaxGridDimX = 5,  // then Y, Z
   kAttrSharedMemoryPerBlock = 8,
   kAttrMultiprocessorCount = 16,
   kAttrL2CacheSize = 38,
@@ -226,7 +228,13 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
       {&info.maxThreadsPerBlock, kAttrMaxThreadsPerBlock},
       {&info.sharedMemoryPerBlock, kAttrSharedMemoryPerBlock},
       {&info.sharedMemoryPerBlockOptin, kAttrSharedMemoryPerBlockOptin},
-      {&info.l2CacheBytes, kAttrL2CacheSize}};
+      {&info.l2CacheBytes, kAttrL2CacheSize},
+      {&info.maxBlockDim[0], kAttrMaxBlockDimX},
+      {&info.maxBlockDim[1], kAttrMaxBlockDimX + 1},
+      {&info.maxBlockDim[2], kAttrMaxBlockDimX + 2},
+      {&info.maxGridDim[0], kAttrMaxGridDimX},
+      {&info.maxGridDim[1], kAttrMaxGridDimX + 1},
+      {&info.maxGridDim[2], kAttrMaxGridDimX + 2}};
   for (auto [value, attribute] : attributes)
     if (llvm::Error e = driver->check(
             api.cuDeviceGetAttribute(value, attribute, driver->cuDevice),

@@ -123,6 +123,22 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
                                 "{2} allows {3}",
                                 launch.kernel, threads, device.name,
                                 device.maxThreadsPerBlock));
+    // Each dimension against the device's limits, before anything is
+    // loaded (the launch failed with CUDA_ERROR_INVALID_VALUE).
+    static constexpr char kAxes[] = "xyz";
+    for (int d = 0; d < 3; ++d) {
+      llvm::StringRef axis(kAxes + d, 1);
+      if (launch.block[d] > device.maxBlockDim[d])
+        return fail(llvm::formatv("kernel '{0}' has {1} threads along {2}; "
+                                  "{3} allows {4}",
+                                  launch.kernel, launch.block[d], axis,
+                                  device.name, device.maxBlockDim[d]));
+      if (launch.grid[d] > device.maxGridDim[d])
+        return fail(llvm::formatv("kernel '{0}' has {1} blocks along {2}; "
+                                  "{3} allows {4}",
+                                  launch.kernel, launch.grid[d], axis,
+                                  device.name, device.maxGridDim[d]));
+    }
     if (launch.dynamicSharedMemory > device.sharedMemoryPerBlockOptin)
       return fail(llvm::formatv("kernel '{0}' needs {1} bytes of dynamic "
                                 "shared memory; {2} allows {3}",
@@ -147,7 +163,8 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
     llvm::Expected<cuda::Function> function =
         driver.getFunction(module, launch.kernel);
     if (!function)
-      return function.takeError();
+      return fail("kernel image '" + launch.image + "' has no kernel '" +
+                  launch.kernel + "': " + llvm::toString(function.takeError()));
     if (launch.dynamicSharedMemory > 48 * 1024)
       if (llvm::Error e = driver.setMaxDynamicSharedMemory(
               *function, launch.dynamicSharedMemory))

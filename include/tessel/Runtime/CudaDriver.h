@@ -51,6 +51,8 @@ struct DeviceInfo {
   int computeMajor = 0, computeMinor = 0;
   int multiprocessors = 0;
   int maxThreadsPerBlock = 0;
+  int maxBlockDim[3] = {0, 0, 0}; // x, y, z
+  int maxGridDim[3] = {0, 0, 0};
   int sharedMemoryPerBlock = 0;      // Without opt-in.
   int sharedMemoryPerBlockOptin = 0; // With the attribute raised.
   int l2CacheBytes = 0;
