@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -45,6 +46,23 @@ struct Buffers {
 } // namespace
 
 /// NaN bit pattern repeated over 32 bits for a storage type.
+std::string tessel::checkMeasurementBudgets(double warmupMs, double repeatMs,
+                                            llvm::StringRef optionPrefix) {
+  constexpr double kMaxBudgetMs = 60000;
+  auto number = [](double value) {
+    std::string text;
+    llvm::raw_string_ostream(text) << llvm::format("%g", value);
+    return text;
+  };
+  if (!(warmupMs >= 0 && warmupMs <= kMaxBudgetMs))
+    return llvm::formatv("{0}warmup-ms must be in [0, {1}] (got {2})",
+                         optionPrefix, number(kMaxBudgetMs), number(warmupMs));
+  if (!(repeatMs > 0 && repeatMs <= kMaxBudgetMs))
+    return llvm::formatv("{0}rep-ms must be in (0, {1}] (got {2})",
+                         optionPrefix, number(kMaxBudgetMs), number(repeatMs));
+  return "";
+}
+
 static uint32_t nanPattern(llvm::StringRef type) {
   if (type == "f32")
     return 0x7fc00000u;

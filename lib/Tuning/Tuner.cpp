@@ -11,6 +11,7 @@
 
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Runtime/InputFiles.h"
+#include "tessel/Runtime/Runner.h"
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 #include "tessel/Tuning/Database.h"
@@ -242,15 +243,10 @@ llvm::Error Tuner::setUp() {
     return fail(llvm::formatv("time-budget must be a finite number of "
                               "seconds >= 0, 0 for none (got {0})",
                               shortNumber(options.timeBudgetS)));
-  constexpr double kMaxMeasurementMs = 60000;
-  if (!(options.warmupMs >= 0 && options.warmupMs <= kMaxMeasurementMs))
-    return fail(llvm::formatv("warmup-ms must be in [0, {0}] (got {1})",
-                              shortNumber(kMaxMeasurementMs),
-                              shortNumber(options.warmupMs)));
-  if (!(options.repeatMs > 0 && options.repeatMs <= kMaxMeasurementMs))
-    return fail(llvm::formatv("rep-ms must be in (0, {0}] (got {1})",
-                              shortNumber(kMaxMeasurementMs),
-                              shortNumber(options.repeatMs)));
+  if (std::string why =
+          checkMeasurementBudgets(options.warmupMs, options.repeatMs, "");
+      !why.empty())
+    return fail(why);
   if (options.timeoutS == 0)
     return fail("timeout must be at least 1 second (0 would kill every "
                 "measurement)");

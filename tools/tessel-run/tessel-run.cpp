@@ -69,15 +69,10 @@ int main(int argc, char **argv) {
                               "Run, check and time exported Tessel kernels\n");
   if (!is_contained({"auto", "cpu", "gpu", "none"}, StringRef(reference)))
     return error("--reference must be auto, cpu, gpu or none");
-  // Budgets are finite and at most a minute (NaN compares false with
-  // everything, so each test is written to fail for it).
-  constexpr double kMaxBudgetMs = 60000;
-  if (!(warmupMs >= 0 && warmupMs <= kMaxBudgetMs))
-    return error(formatv("--warmup-ms must be in [0, {0}] (got {1})",
-                         int64_t(kMaxBudgetMs), double(warmupMs)));
-  if (!(repeatMs > 0 && repeatMs <= kMaxBudgetMs))
-    return error(formatv("--rep-ms must be in (0, {0}] (got {1})",
-                         int64_t(kMaxBudgetMs), double(repeatMs)));
+  if (std::string why =
+          tessel::checkMeasurementBudgets(warmupMs, repeatMs, "--");
+      !why.empty())
+    return error(why);
   if (!(tolerance >= 0 && std::isfinite(tolerance)))
     return error(formatv("--tolerance must be a finite number >= 0, 0 for "
                          "the element type's default (got {0})",

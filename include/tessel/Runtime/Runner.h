@@ -26,6 +26,14 @@ struct RunOptions {
   bool flushL2 = true;
 };
 
+/// Why a measurement's budgets (RunOptions::warmupMs, repeatMs) cannot be
+/// used, or "" when they can: each finite and at most a minute, the warm-up
+/// >= 0 and the repeats > 0 (NaN fails every test). Messages name the
+/// options as `optionPrefix` + "warmup-ms" / "rep-ms" ("--" for tessel-run,
+/// "" for tessel-tune).
+std::string checkMeasurementBudgets(double warmupMs, double repeatMs,
+                                    llvm::StringRef optionPrefix);
+
 struct RunResult {
   std::string function, device, chip;
   // Check.
