@@ -11,17 +11,8 @@ cd "$(dirname "$0")/.."
 build=${TESSEL_SAN_BUILD:-build-san}
 
 packages=(clang-22 libfuzzer-22-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo=sudo
-  echo "installing: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+. scripts/install-packages.sh
+install_packages "${packages[@]}"
 
 export PATH=/usr/lib/llvm-22/bin:$PATH
 if [ ! -f "$build/build.ninja" ]; then

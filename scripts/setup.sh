@@ -11,17 +11,8 @@ packages=(cmake ninja-build g++ python3 ccache
           libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-22
           # The Python package's tests (CPU torch checks tensor arguments).
           python3-pytest python3-numpy python3-torch)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" = 0 ] || sudo=sudo
-  echo "installing: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+. scripts/install-packages.sh
+install_packages "${packages[@]}"
 
 # gcc's -fuse-ld=lld finds ld.lld on PATH: make it LLVM 22's.
 export PATH=/usr/lib/llvm-22/bin:$PATH
