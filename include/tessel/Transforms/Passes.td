@@ -354,10 +354,39 @@ def TesselSetVectorAlignment : Pass<"tessel-set-vector-alignment"> {
 
     Runtimes must pass buffers aligned to `pointer-alignment` (cudaMalloc
     gives 256 bytes); the launch metadata records it.
+
+    A block tile that `transform.tessel.shift_partial_tiles` moved back to
+    end at a dimension's end starts at `min(b * T, D - T)` for block id `b`;
+    where `D - T` is not a multiple of what the accesses need (an f32 row of
+    4097 columns read from an aligned copy), no access of any block can be
+    proven aligned. With `version-edge-tiles`, such a kernel's body is
+    versioned on the block id: the blocks before the last run a copy in
+    which the offset is `b * T` and the accesses are aligned; the edge
+    blocks run the body as it was.
+
+    ```mlir
+    %o = affine.min affine_map<()[s0] -> (4033, s0 * 64)>()[%block_id_x]
+    ...
+    // becomes
+    %in = arith.cmpi ule, %block_id_x, %c63 : index
+    scf.if %in {
+      %o = affine.apply affine_map<(d0) -> (d0 * 64)>(%block_id_x)
+      ...   // {alignment = 16}
+    } else {
+      %o = affine.min affine_map<()[s0] -> (4033, s0 * 64)>()[%block_id_x]
+      ...
+    }
+    ```
   }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect"];
   let options = [
     Option<"pointerAlignment", "pointer-alignment", "int64_t", /*default=*/"16",
            "Alignment in bytes guaranteed for kernel buffer arguments">,
+    Option<"versionEdgeTiles", "version-edge-tiles", "bool", /*default=*/"true",
+           "Version kernels whose shifted edge tiles keep accesses from being "
+           "proven aligned">,
   ];
 }
 
