@@ -494,6 +494,10 @@ public:
       // Rows padded to 128 bytes: TMA reads rows that start on 32-byte
       // boundaries fastest (bench/results/any-shape/README.md).
       int64_t padded = llvm::alignTo(type.getDimSize(1), 8 * elems);
+      // Rows a multiple of 4 KiB apart put a tile's rows in the same
+      // memory partitions and cache sets; one more granule breaks that.
+      if (padded * type.getElementTypeBitWidth() / 8 % 4096 == 0)
+        padded += 8 * elems;
       auto wsType =
           MemRefType::get({type.getDimSize(0), padded}, type.getElementType());
       workspaces.push_back(gpu::AllocOp::create(b, loc, wsType,
