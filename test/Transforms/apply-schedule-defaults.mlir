@@ -36,6 +36,18 @@
 // RUN:   | FileCheck %s --check-prefix=GIVEN
 // GIVEN: knob_source = "rule (sm_90, 132 SMs); knobs= sets tile_n", knobs = {group_m = 8 : i64, stages = 4 : i64, tile_m = {{[0-9]+}} : i64, tile_n = 128 : i64}
 
+// An f32 output whose rows are not 16-byte aligned (N = 7001) is stored one
+// column at a time; with K = 8 the stores are the kernel, and the rule
+// gives each thread 2 columns rather than 4. N = 7004 keeps 4.
+// RUN: tessel-opt %S/Inputs/matmul-relu-5000x7001x8-f32.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN:   | FileCheck %s --check-prefix=SCALAR-STORES
+// SCALAR-STORES: knobs = {thread_m = 4 : i64, thread_n = 2 : i64,
+// RUN: sed 's/7001/7004/g' %S/Inputs/matmul-relu-5000x7001x8-f32.mlir | tessel-opt \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir" \
+// RUN:   | FileCheck %s --check-prefix=VECTOR-STORES
+// VECTOR-STORES: knobs = {thread_m = 4 : i64, thread_n = 4 : i64,
+
 // Knob options no kernel can use (0, negative, 2^62) are not ranked (the
 // rule divided by a zero tile_k): it picks the one usable point.
 // RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
