@@ -10,6 +10,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <numeric>
@@ -152,19 +153,14 @@ static int64_t baseAlignment(Value memref, int64_t pointerAlignment) {
 /// The memref, indices and vector type of a vector load or store, or none.
 static std::optional<std::tuple<Value, ValueRange, VectorType>>
 getVectorAccess(Operation *op) {
-  if (auto load = dyn_cast<vector::LoadOp>(op))
-    return std::make_tuple(load.getBase(), load.getIndices(),
-                           load.getVectorType());
-  if (auto store = dyn_cast<vector::StoreOp>(op))
-    return std::make_tuple(store.getBase(), store.getIndices(),
-                           store.getVectorType());
-  if (auto load = dyn_cast<vector::MaskedLoadOp>(op))
-    return std::make_tuple(load.getBase(), load.getIndices(),
-                           load.getVectorType());
-  if (auto store = dyn_cast<vector::MaskedStoreOp>(op))
-    return std::make_tuple(store.getBase(), store.getIndices(),
-                           store.getVectorType());
-  return std::nullopt;
+  using Access = std::optional<std::tuple<Value, ValueRange, VectorType>>;
+  return llvm::TypeSwitch<Operation *, Access>(op)
+      .Case<vector::LoadOp, vector::StoreOp, vector::MaskedLoadOp,
+            vector::MaskedStoreOp>([](auto access) -> Access {
+        return std::make_tuple(access.getBase(), access.getIndices(),
+                               access.getVectorType());
+      })
+      .Default([](Operation *) -> Access { return std::nullopt; });
 }
 
 /// The alignment in bytes `op`, a vector access, provably has when it is
@@ -244,10 +240,10 @@ matchShiftedOffset(affine::AffineMinOp min) {
 }
 
 /// Whether taking `offset` as a multiple of its tile proves a larger
-/// alignment for some vector access of `func`.
+/// alignment for some vector access of `func` than `actual` does.
 static bool spoilsAlignment(gpu::GPUFuncOp func, const ShiftedOffset &offset,
-                            int64_t pointerAlignment) {
-  DivisorAnalysis actual, interior;
+                            DivisorAnalysis &actual, int64_t pointerAlignment) {
+  DivisorAnalysis interior;
   interior.assume(offset.op->getResult(0), offset.tile);
   bool spoils = false;
   func.walk([&](Operation *op) {
@@ -269,9 +265,10 @@ static void versionShiftedTiles(gpu::GPUFuncOp func, int64_t pointerAlignment) {
     return;
   Block &body = func.getBody().front();
   SmallVector<ShiftedOffset> offsets;
+  DivisorAnalysis actual;
   for (auto min : body.getOps<affine::AffineMinOp>())
     if (std::optional<ShiftedOffset> offset = matchShiftedOffset(min))
-      if (spoilsAlignment(func, *offset, pointerAlignment))
+      if (spoilsAlignment(func, *offset, actual, pointerAlignment))
         offsets.push_back(*offset);
   if (offsets.empty())
     return;

@@ -251,12 +251,12 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   prefer("stage_output", p.defaultOf("stage_output"), 0.01);
   // Register pressure and occupancy, which the efficiency term leaves out,
   // make 4x4 SIMT thread tiles and blocks of 128 to 256 threads win (the
-  // tuner's most frequent winners on an H100).
-  // An f32 output whose rows are not 16-byte aligned takes one scalar
-  // store per column, and a thread's thread_n columns are strided across
-  // its warp: where the stores are the kernel (K within 16), 2 columns per
-  // thread ran 1.28x faster in geometric mean than 4 on 9 such shapes on
-  // an H100 (bench/results/any-shape/README.md, "Misaligned f32 outputs").
+  // tuner's most frequent winners on an H100). Except where an f32 output's
+  // rows are not 16-byte aligned: each column is a scalar store, and a
+  // thread's thread_n columns are strided across its warp. Where the stores
+  // are the kernel (K within 16), keeping thread_n at 2 or less ran 1.264x
+  // faster in geometric mean on 19 such shapes on an H100
+  // (bench/results/any-shape/README.md, "Fourth session").
   bool scalarStores = inBytes == 4 && s.n % 4 != 0 && s.k <= 16;
   if (simt) {
     prefer("thread_m", 4, 0.2);
