@@ -1,6 +1,9 @@
 // RUN: tessel-opt %s --tessel-set-vector-alignment --split-input-file | FileCheck %s
 // RUN: tessel-opt %s --tessel-set-vector-alignment=version-edge-tiles=false --split-input-file \
 // RUN:   | FileCheck %s --check-prefix=OFF
+// RUN: not tessel-opt %s --split-input-file --tessel-set-vector-alignment=version-edge-tiles=maybe 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BAD
+// BAD: for the --version-edge-tiles option: 'maybe' is invalid value for boolean argument
 
 // A 4097-column f32 matrix read from its aligned copy (rows of 4128):
 // the last of 65 column tiles of 64 starts at 4033, so no block's column
