@@ -145,6 +145,37 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
 }
 
 namespace tessel {
+/// An index field (an argument's, a workspace's, a result's): llvm::json
+/// reads an `unsigned` by truncating, so 4294967296 and -8589934592 were
+/// argument #0. It is read as an integer in [0, 2^32).
+struct IndexField {
+  unsigned &index;
+};
+
+/// Reads `value` into `index`.
+static bool readIndex(const Value &value, unsigned &index,
+                      llvm::json::Path path) {
+  std::optional<int64_t> integer = value.getAsInteger();
+  if (!integer || *integer < 0 || *integer > UINT32_MAX) {
+    path.report("expected an index (an integer in [0, 2^32))");
+    return false;
+  }
+  index = static_cast<unsigned>(*integer);
+  return true;
+}
+
+static bool fromJSON(const Value &value, IndexField &field,
+                     llvm::json::Path path) {
+  return readIndex(value, field.index, path);
+}
+
+/// Maps an index field `name` of `o` into `index`.
+static bool mapIndex(llvm::json::ObjectMapper &o, llvm::StringLiteral name,
+                     unsigned &index) {
+  IndexField field{index};
+  return o.map(name, field);
+}
+
 static bool fromJSON(const Value &value, BufferSpec &spec,
                      llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
@@ -161,8 +192,8 @@ static bool mapBuffer(llvm::json::ObjectMapper &o, const Value &value,
     path.report("expected one of \"argument\" and \"workspace\"");
     return false;
   }
-  return spec.workspace ? o.map("workspace", spec.argument)
-                        : o.map("argument", spec.argument);
+  return spec.workspace ? mapIndex(o, "workspace", spec.argument)
+                        : mapIndex(o, "argument", spec.argument);
 }
 
 static bool fromJSON(const Value &value, KernelParamSpec &spec,
@@ -224,8 +255,8 @@ static bool fromJSON(const Value &value, LaunchSpec &spec,
 static bool fromJSON(const Value &value, WorkloadSpec &spec,
                      llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
-  return o && o.map("kind", spec.kind) && o.map("lhs", spec.lhs) &&
-         o.map("rhs", spec.rhs) && o.map("out", spec.out) &&
+  return o && o.map("kind", spec.kind) && mapIndex(o, "lhs", spec.lhs) &&
+         mapIndex(o, "rhs", spec.rhs) && mapIndex(o, "out", spec.out) &&
          o.map("m", spec.m) && o.map("n", spec.n) && o.map("k", spec.k) &&
          o.map("accumulator_type", spec.accumulatorType);
 }
@@ -242,10 +273,26 @@ static bool fromJSON(const Value &value, ScheduleSpec &spec,
 bool tessel::fromJSON(const Value &value, HostFunctionSpec &spec,
                       llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
+  auto mapResults = [&] {
+    const llvm::json::Object *object = value.getAsObject();
+    const Value *results = object ? object->get("results") : nullptr;
+    if (!results)
+      return true;
+    const llvm::json::Array *array = results->getAsArray();
+    llvm::json::Path field = path.field("results");
+    if (!array) {
+      field.report("expected array");
+      return false;
+    }
+    spec.results.assign(array->size(), 0);
+    for (auto [i, element] : llvm::enumerate(*array))
+      if (!readIndex(element, spec.results[i], field.index(i)))
+        return false;
+    return true;
+  };
   return o && o.map("function", spec.name) &&
          o.map("arguments", spec.arguments) &&
-         o.mapOptional("workspaces", spec.workspaces) &&
-         o.mapOptional("results", spec.results) &&
+         o.mapOptional("workspaces", spec.workspaces) && mapResults() &&
          o.map("launches", spec.launches) &&
          o.mapOptional("workload", spec.workload) &&
          o.mapOptional("schedule", spec.schedule);
@@ -310,6 +357,12 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     if (launch.dynamicSharedMemory < 0)
       return error("launch of '" + launch.kernel +
                    "' has negative dynamic shared memory");
+    // Buffers are checked against it (address % alignment) before launch.
+    if (launch.pointerAlignment < 1 || launch.pointerAlignment > 256 ||
+        !llvm::isPowerOf2_64(launch.pointerAlignment))
+      return error("launch of '" + launch.kernel + "' has pointer_alignment " +
+                   llvm::Twine(launch.pointerAlignment) +
+                   ", not a power of two in [1, 256]");
     for (const KernelParamSpec &param : launch.params) {
       if (param.kind == KernelParamSpec::Kind::Scalar)
         continue;
@@ -354,6 +407,9 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     unsigned n = spec.arguments.size();
     if (w.lhs >= n || w.rhs >= n || w.out >= n)
       return error("workload refers to a missing argument");
+    if (!llvm::is_contained({"f16", "bf16", "f32", "f64"}, w.accumulatorType))
+      return error("workload has accumulator_type '" + w.accumulatorType +
+                   "'; expected f16, bf16, f32 or f64");
     auto shapeIs = [&](unsigned arg, int64_t d0, int64_t d1) {
       return spec.arguments[arg].shape == std::vector<int64_t>{d0, d1};
     };

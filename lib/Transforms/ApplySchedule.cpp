@@ -95,6 +95,80 @@ knobsByName(ModuleOp module) {
   return byName;
 }
 
+/// The size arrays of upstream's transform ops (tile sizes, thread counts,
+/// vector sizes, padding multiples). Their verifiers accept negative
+/// entries, and tiling K by -8 made a loop that never runs: a kernel that
+/// wrote ReLU(0) everywhere, with exit status 0.
+static constexpr StringLiteral kSizeArrays[] = {"static_sizes",
+                                                "static_tile_sizes",
+                                                "static_num_threads",
+                                                "static_chunk_sizes",
+                                                "static_vector_sizes",
+                                                "static_packed_sizes",
+                                                "static_matmul_packed_sizes",
+                                                "static_pad_to_multiple_of",
+                                                "static_padding_sizes"};
+
+/// The integer values `attr` holds (an integer or an array of them).
+static SmallVector<int64_t> integersOf(Attribute attr) {
+  SmallVector<int64_t> values;
+  if (auto integer = dyn_cast_or_null<IntegerAttr>(attr))
+    values.push_back(integer.getValue().getSExtValue());
+  else if (auto array = dyn_cast_or_null<ArrayAttr>(attr))
+    for (Attribute element : array)
+      llvm::append_range(values, integersOf(element));
+  return values;
+}
+
+/// Refuses negative sizes given to upstream's tiling, vectorization and
+/// padding ops: written in the op, or through a `transform.param.constant`
+/// or a knob (its selected value) as an operand. Sizes computed while the
+/// schedule runs are not seen.
+static LogicalResult checkSizes(ModuleOp schedule) {
+  WalkResult result = schedule.walk([&](Operation *op) -> WalkResult {
+    bool takesSizes = false;
+    for (StringLiteral name : kSizeArrays) {
+      auto sizes = op->getAttrOfType<DenseI64ArrayAttr>(name);
+      if (!sizes)
+        continue;
+      takesSizes = true;
+      for (int64_t size : sizes.asArrayRef())
+        if (size < 0 && !ShapedType::isDynamic(size)) {
+          op->emitError() << "size " << size << " in '" << op->getName()
+                          << "': sizes are >= 0 (0 leaves a dimension whole)";
+          return WalkResult::interrupt();
+        }
+    }
+    if (!takesSizes)
+      return WalkResult::advance();
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      SmallVector<int64_t> values;
+      std::string source;
+      if (auto constant = dyn_cast_or_null<transform::ParamConstantOp>(def)) {
+        values = integersOf(constant.getValue());
+        source = "a transform.param.constant";
+      } else if (auto knob = dyn_cast_or_null<transform::tune::KnobOp>(def)) {
+        if (std::optional<Attribute> selected = knob.getSelected())
+          values = integersOf(*selected);
+        source = "knob '" + knob.getName().str() + "'";
+      }
+      auto negative = llvm::find_if(values, [](int64_t v) { return v < 0; });
+      if (negative == values.end())
+        continue;
+      InFlightDiagnostic diag = op->emitError()
+                                << source << " gives size " << *negative
+                                << " to '" << op->getName()
+                                << "': sizes are >= 0 (0 leaves a dimension "
+                                   "whole)";
+      diag.attachNote(def->getLoc()) << "defined here";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 LogicalResult ApplySchedule::initialize(MLIRContext *context) {
   if (schedules.empty())
     return emitError(UnknownLoc::get(context))
@@ -251,7 +325,7 @@ std::string ApplySchedule::knobSummary(const Library &lib) const {
     else
       os << value;
   }
-  return text;
+  return text.empty() ? "(none)" : text;
 }
 
 /// `assignments` followed by the given knobs, which win.
@@ -454,7 +528,8 @@ LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
       func->setAttr(tessel::kWorkloadAttrName, workload);
     func->setAttr(tessel::kScheduleAttrName, scheduleInfo);
   }
-  if (failed(transform::applyTransformNamedSequence(
+  if (failed(checkSizes(lib.module.get())) ||
+      failed(transform::applyTransformNamedSequence(
           copy.get(), entryOp, lib.module.get(),
           transform::TransformOptions()))) {
     emitError(tessel::payloadLocation(payload))

@@ -5,8 +5,17 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Target/LLVMIR/TypeToLLVM.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace tessel {
 #define GEN_PASS_DEF_TESSELCHECKKERNELPAYLOAD
@@ -34,33 +43,59 @@ static bool isHostComputation(Operation *op) {
              memref::LoadOp, memref::StoreOp>(op);
 }
 
-/// Whether a kernel with `indexBitwidth`-bit indices can address every byte
-/// of a buffer of `type`.
 /// The elements from a buffer's start that a memref of `type` spans: its
-/// offset and strides included (a strided view of a larger buffer).
-static int64_t spannedElements(MemRefType type) {
+/// offset and strides included (a strided view of a larger buffer); none
+/// when that count or its bytes overflow int64 (a 300 x 2^62 matrix).
+static std::optional<int64_t> spannedElements(MemRefType type) {
   int64_t offset;
   SmallVector<int64_t> strides;
   if (failed(type.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
-    return type.getNumElements();
+      llvm::any_of(strides, ShapedType::isDynamic)) {
+    offset = 0;
+    strides = computeStrides(type.getShape());
+  }
   int64_t last = offset;
   for (auto [size, stride] : llvm::zip_equal(type.getShape(), strides)) {
     if (size == 0)
       return 0;
-    last += (size - 1) * stride;
+    int64_t step;
+    if (llvm::MulOverflow(size - 1, stride, step) ||
+        llvm::AddOverflow(last, step, last))
+      return std::nullopt;
   }
+  int64_t bytes;
+  unsigned bits = type.getElementTypeBitWidth();
+  if (last == INT64_MAX ||
+      llvm::MulOverflow(last + 1, int64_t(llvm::divideCeil(bits, 8)), bytes))
+    return std::nullopt;
   return last + 1;
 }
 
+/// Whether a kernel with `indexBitwidth`-bit indices can address every byte
+/// of a buffer of `type` (no buffer larger than int64 holds can be).
 static bool addressable(MemRefType type, unsigned indexBitwidth) {
-  if (indexBitwidth >= 64 || !type.hasStaticShape())
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return true;
+  std::optional<int64_t> elements = spannedElements(type);
+  if (!elements)
+    return false;
+  if (indexBitwidth >= 64)
     return true;
   unsigned bits = type.getElementTypeBitWidth();
   int64_t limit = (int64_t(1) << (indexBitwidth - 1)) - 1;
-  return bits == 0 ||
-         spannedElements(type) <= limit / llvm::divideCeil(bits, 8);
+  return bits == 0 || *elements <= limit / llvm::divideCeil(bits, 8);
+}
+
+/// Why a kernel with `indexBitwidth`-bit indices cannot address a buffer of
+/// `type` (for the error message).
+static std::string unaddressable(MemRefType type, unsigned indexBitwidth) {
+  std::optional<int64_t> elements = spannedElements(type);
+  if (!elements)
+    return "its size in bytes is beyond what a 64-bit integer holds";
+  return "its " + std::to_string(*elements) +
+         " elements need addresses beyond the kernels' " +
+         std::to_string(indexBitwidth) + "-bit indices (use index-bitwidth=64)";
 }
 
 /// Whether `name` is a PTX identifier: a letter, `_` or `$`, then letters,
@@ -74,21 +109,104 @@ static bool isPtxIdentifier(StringRef name) {
          llvm::all_of(name, follows);
 }
 
-/// The element type at the bottom of `type` (shaped types' elements).
-static Type scalarOf(Type type) {
-  if (auto shaped = dyn_cast<ShapedType>(type))
-    return shaped.getElementType();
-  return type;
+/// Why NVPTX cannot hold values of `type`, or "" when it can. Types nested
+/// in `type` count too (an `f80` in an LLVM struct or array).
+static std::string unsupportedElement(Type type) {
+  std::string why;
+  type.walk([&](Type inner) {
+    if (auto f = dyn_cast<FloatType>(inner); f && f.getWidth() > 64)
+      why = "NVPTX has no floating-point type wider than 64 bits";
+    else if (auto i = dyn_cast<IntegerType>(inner); i && i.getWidth() > 64)
+      why = "NVPTX has no integer type wider than 64 bits";
+    return why.empty() ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return why;
 }
 
-/// Why NVPTX cannot hold values of `type`, or "" when it can.
-static std::string unsupportedElement(Type type) {
-  Type scalar = scalarOf(type);
-  if (auto f = dyn_cast<FloatType>(scalar); f && f.getWidth() > 64)
-    return "NVPTX has no floating-point type wider than 64 bits";
-  if (auto i = dyn_cast<IntegerType>(scalar); i && i.getWidth() > 64)
-    return "NVPTX has no integer type wider than 64 bits";
+/// The first operand reference of an inline assembly string that LLVM's
+/// asm printer cannot substitute (it aborts on them): `$N` or `${N:mod}`
+/// with N not below `numOperands`, a `$` followed by anything but a digit,
+/// `{`, `$`, `(`, `|` or `)`, an unterminated `${`. Empty when there is
+/// none.
+static std::string badOperandReference(StringRef text, unsigned numOperands) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$')
+      continue;
+    StringRef rest = text.drop_front(i + 1);
+    if (rest.empty())
+      return "a '$' at the end";
+    if (StringRef("$(|)").contains(rest.front())) {
+      ++i;
+      continue;
+    }
+    StringRef number;
+    if (rest.front() == '{') {
+      size_t close = rest.find('}');
+      if (close == StringRef::npos)
+        return "an unterminated '${'";
+      StringRef inner = rest.slice(1, close);
+      i += close + 1;
+      number = inner.split(':').first;
+      if (number.empty()) // ${:uid}, ${:comment}, ${:private}
+        continue;
+    } else {
+      number = rest.take_while(llvm::isDigit);
+      i += number.size();
+    }
+    unsigned n;
+    if (number.empty() || number.getAsInteger(10, n))
+      return "'$" + rest.take_front(std::max<size_t>(number.size(), 1)).str() +
+             "'";
+    if (n >= numOperands)
+      return "'$" + number.str() + "' (it has " + std::to_string(numOperands) +
+             " operand" + (numOperands == 1 ? "" : "s") + ")";
+  }
   return "";
+}
+
+/// Checks what LLVM's inline assembly support takes for granted and does
+/// not verify (a mismatch crashed NVPTX instruction selection): the
+/// constraints fit the operands and results (LLVM's own
+/// `InlineAsm::verify`), and the string refers only to existing operands.
+static LogicalResult checkInlineAsm(LLVM::InlineAsmOp op) {
+  llvm::LLVMContext context;
+  LLVM::TypeToLLVMIRTranslator translator(context);
+  llvm::Type *result = op.getNumResults()
+                           ? translator.translateType(op.getResult(0).getType())
+                           : llvm::Type::getVoidTy(context);
+  SmallVector<llvm::Type *> params;
+  for (Type type : op.getOperandTypes())
+    params.push_back(translator.translateType(type));
+  auto *type = llvm::FunctionType::get(result, params, /*isVarArg=*/false);
+  if (llvm::Error e = llvm::InlineAsm::verify(type, op.getConstraints()))
+    return op.emitError() << "inline assembly constraints \""
+                          << op.getConstraints()
+                          << "\" do not fit its operands and results: "
+                          << llvm::toString(std::move(e));
+  unsigned numOperands =
+      llvm::count_if(llvm::InlineAsm::ParseConstraints(op.getConstraints()),
+                     [](const llvm::InlineAsm::ConstraintInfo &info) {
+                       return info.Type != llvm::InlineAsm::isClobber &&
+                              info.Type != llvm::InlineAsm::isLabel;
+                     });
+  if (std::string bad = badOperandReference(op.getAsmString(), numOperands);
+      !bad.empty())
+    return op.emitError() << "inline assembly refers to a missing operand: "
+                          << bad;
+  return success();
+}
+
+/// Refuses intrinsics of other targets than NVPTX (`llvm.x86.*`), which
+/// NVPTX cannot select (LLVM aborted). Unknown names and wrong signatures
+/// are reported by the translation to LLVM IR.
+static LogicalResult checkIntrinsic(LLVM::CallIntrinsicOp op) {
+  StringRef name = op.getIntrin();
+  llvm::Intrinsic::ID id = llvm::Intrinsic::lookupIntrinsicID(name);
+  if (id == llvm::Intrinsic::not_intrinsic ||
+      !llvm::Intrinsic::isTargetIntrinsic(id) || name.starts_with("llvm.nvvm."))
+    return success();
+  return op.emitError() << "intrinsic '" << name
+                        << "' belongs to another target than NVPTX";
 }
 
 /// The SM version of `chip` ("sm_90a" -> 90, with `arch` set), if it
@@ -141,6 +259,23 @@ static LogicalResult checkTarget(func::FuncOp func, StringRef chip) {
           op->emitError() << "values of type " << type << ": " << why;
           return WalkResult::interrupt();
         }
+    // Types held by attributes: an alloca's element type, a global's.
+    std::string why;
+    op->getAttrDictionary().walk([&](Type type) {
+      why = unsupportedElement(type);
+      if (!why.empty())
+        op->emitError() << "type " << type << " in '" << op->getName()
+                        << "': " << why;
+      return why.empty() ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    if (!why.empty())
+      return WalkResult::interrupt();
+    if (auto inlineAsm = dyn_cast<LLVM::InlineAsmOp>(op);
+        inlineAsm && failed(checkInlineAsm(inlineAsm)))
+      return WalkResult::interrupt();
+    if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op);
+        call && failed(checkIntrinsic(call)))
+      return WalkResult::interrupt();
     if (!sm)
       return WalkResult::advance();
     if (std::string needs = missingOnChip(op, *sm, arch); !needs.empty()) {
@@ -154,17 +289,48 @@ static LogicalResult checkTarget(func::FuncOp func, StringRef chip) {
   return failure(result.wasInterrupted());
 }
 
+/// The most a thread's vector value may hold before the kernel warns: four
+/// times the 255 32-bit registers a thread can have.
+constexpr int64_t kMaxThreadVectorBits = 4 * 255 * 32;
+
+/// Warns at the first vector value of `launch` larger than a thread's
+/// registers: it is unrolled into one scalar operation per element and
+/// spilled to local memory, and compiling it takes long (a schedule that
+/// left K untiled gave each thread a vector<4x4096xf32>: 22 s, 4 MB of
+/// PTX). Vectors are per thread in a launch body; warpgroup accumulators
+/// are nvgpu types, distributed over their 128 threads, and not counted.
+static void warnAboutLargeVectors(gpu::LaunchOp launch) {
+  launch.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      auto vector = dyn_cast<VectorType>(type);
+      if (!vector || vector.isScalable() ||
+          !vector.getElementType().isIntOrFloat())
+        continue;
+      int64_t bits = vector.getNumElements() *
+                     vector.getElementType().getIntOrFloatBitWidth();
+      if (bits <= kMaxThreadVectorBits)
+        continue;
+      op->emitWarning()
+          << "each thread holds a " << type << " ("
+          << llvm::divideCeil(bits, 32)
+          << " 32-bit registers; a thread has at most 255): it is unrolled "
+             "into one operation per element and spilled to local memory, "
+             "and compiling it takes long. Does the schedule tile every "
+             "loop to what one thread computes, the reduction (K) included?";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+}
+
 /// Checks one host function; reports the first problem found.
 static LogicalResult checkFunction(func::FuncOp func, unsigned indexBitwidth) {
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     if (auto memref = dyn_cast<MemRefType>(type);
         memref && !addressable(memref, indexBitwidth))
-      return func.emitError()
-             << "argument #" << i << " of '" << func.getSymName()
-             << "' has type " << type << ": its " << spannedElements(memref)
-             << " elements need addresses beyond "
-             << "the kernels' " << indexBitwidth
-             << "-bit indices (use index-bitwidth=64)";
+      return func.emitError() << "argument #" << i << " of '"
+                              << func.getSymName() << "' has type " << type
+                              << ": " << unaddressable(memref, indexBitwidth);
     if (isa<TensorType>(type))
       return func.emitError()
              << "function '" << func.getSymName()
@@ -180,6 +346,7 @@ static LogicalResult checkFunction(func::FuncOp func, unsigned indexBitwidth) {
   WalkResult result = func.walk<WalkOrder::PreOrder>([&](Operation *op)
                                                          -> WalkResult {
     if (auto launch = dyn_cast<gpu::LaunchOp>(op)) {
+      warnAboutLargeVectors(launch);
       WalkResult inner = launch.walk([&](memref::AllocOp alloc) {
         // Workgroup memory becomes the launch's shared memory.
         if (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(alloc.getType()))
@@ -198,10 +365,7 @@ static LogicalResult checkFunction(func::FuncOp func, unsigned indexBitwidth) {
       if (auto memref = dyn_cast<MemRefType>(type);
           memref && !addressable(memref, indexBitwidth)) {
         op->emitError() << "'" << op->getName() << "' makes a buffer of type "
-                        << type << ": its " << spannedElements(memref)
-                        << " elements need addresses beyond the kernels' "
-                        << indexBitwidth
-                        << "-bit indices (use index-bitwidth=64)";
+                        << type << ": " << unaddressable(memref, indexBitwidth);
         return WalkResult::interrupt();
       }
     if (llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>)) {

@@ -167,6 +167,9 @@ static FailureOr<std::optional<WorkloadSpec>> readWorkload(func::FuncOp func) {
   }
   if (w.kind != "matmul_relu")
     return fail("has kind '" + w.kind + "'; Tessel knows 'matmul_relu'");
+  if (!llvm::is_contained({"f16", "bf16", "f32", "f64"}, w.accumulatorType))
+    return fail("has accumulator_type '" + w.accumulatorType +
+                "'; expected f16, bf16, f32 or f64");
   int64_t values[6];
   const char *names[6] = {"m", "n", "k", "lhs", "rhs", "out"};
   for (auto [name, value] : llvm::zip_equal(names, values)) {

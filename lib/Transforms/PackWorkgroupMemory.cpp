@@ -83,6 +83,14 @@ static LogicalResult packLaunch(gpu::LaunchOp launch) {
     int64_t alignment = std::max<int64_t>(
         kMinAlignment, alloc.getAlignment().value_or(kMinAlignment));
     offset = llvm::alignTo(offset, alignment);
+    // Checked before the allocation is replaced (and erased): the error is
+    // located at it.
+    int64_t size, end;
+    if (llvm::MulOverflow(type.getNumElements(), *bytes, size) ||
+        llvm::AddOverflow(offset, size, end) || end > INT32_MAX)
+      return alloc.emitError()
+             << "the launch's workgroup allocations exceed " << INT32_MAX
+             << " bytes (its dynamic shared memory size is a 32-bit value)";
 
     rewriter.setInsertionPoint(alloc);
     Value shift = arith::ConstantIndexOp::create(rewriter, alloc.getLoc(),
@@ -93,12 +101,7 @@ static LogicalResult packLaunch(gpu::LaunchOp launch) {
       if (isa<memref::DeallocOp>(user))
         rewriter.eraseOp(user);
     rewriter.replaceOp(alloc, view);
-    int64_t size;
-    if (llvm::MulOverflow(type.getNumElements(), *bytes, size) ||
-        llvm::AddOverflow(offset, size, offset) || offset > INT32_MAX)
-      return alloc.emitError()
-             << "the launch's workgroup allocations exceed " << INT32_MAX
-             << " bytes (its dynamic shared memory size is a 32-bit value)";
+    offset = end;
   }
 
   rewriter.setInsertionPoint(launch);

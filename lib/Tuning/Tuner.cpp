@@ -134,8 +134,9 @@ static std::string invalidRunnerOutput(const llvm::json::Object &o) {
   double median = *o.getNumber("median_ms");
   if (!(*o.getNumber("min_ms") <= median && median <= *o.getNumber("max_ms")))
     return "min_ms <= median_ms <= max_ms does not hold";
-  if (!o.getBoolean("checked"))
-    return "\"checked\" is not a boolean";
+  for (llvm::StringRef field : {"checked", "passed"})
+    if (!o.getBoolean(field))
+      return ("\"" + field + "\" is not a boolean").str();
   if (const llvm::json::Value *e = o.get("relative_error")) {
     std::optional<double> error = e->getAsNumber();
     if (e->kind() != llvm::json::Value::Null && (!error || *error < 0))
@@ -502,7 +503,8 @@ void Tuner::measure(Trial &trial, uint64_t inputSeed) {
       r.error = "unreadable output of " + runner;
       return;
     }
-    // Times are positive, finite and ordered, and "checked" a boolean: a
+    // Times are positive, finite and ordered, "checked" and "passed"
+    // booleans: a
     // runner's negative or non-numeric time would otherwise be recorded as
     // a measurement (and win).
     if (std::string why = invalidRunnerOutput(*o); !why.empty()) {
@@ -515,7 +517,9 @@ void Tuner::measure(Trial &trial, uint64_t inputSeed) {
     r.maxMs = *o->getNumber("max_ms");
     r.tflops = o->getNumber("tflops").value_or(0);
     r.relativeError = o->getNumber("relative_error").value_or(0);
-    if (rc == 0 && *o->getBoolean("checked")) {
+    // A candidate passes when the runner checked its output and says so
+    // both ways: `"passed": false` with exit status 0 is not a pass.
+    if (rc == 0 && *o->getBoolean("checked") && *o->getBoolean("passed")) {
       r.status = "ok";
     } else {
       r.status = "wrong-output";

@@ -55,14 +55,30 @@
 // NO-ENTRY: error: schedule '{{.*}}tile-matmul.mlir' has no named sequence 'nowhere'
 
 // A schedule that fails on the payload: a negative tile size. The
-// schedule's own error comes first, with a note on the payload op, then the
-// pass's summary with the knob values in effect, on the payload function.
+// schedule's own error comes first, at the op that takes the size, with a
+// note at the knob, then the pass's summary with the knob values in
+// effect, on the payload function. Upstream's tiling ops accept negative
+// sizes (a K tile of -8 made a loop that never ran: a kernel writing
+// ReLU(0), exit status 0), so sizes are checked before the schedule runs:
+// written in the op (STATIC), from a transform.param.constant (CONSTANT) or
+// a knob (FAILS).
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%S/Inputs/tile-matmul.mlir knobs=tile=-4" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=FAILS
-// FAILS: tile-matmul.mlir:{{[0-9]+}}:5: error: knob 'tile' = -4 is negative; tile sizes are positive (or 0 for "not tiled")
-// FAILS-NEXT: transform.tessel.check_tile_sizes
-// FAILS: apply-schedule-invalid.mlir:[[# @LINE + 4]]:8: note: target op
-// FAILS: apply-schedule-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}tile-matmul.mlir' (entry @__transform_main) failed on this payload with knobs: tile=-4
+// FAILS: tile-matmul.mlir:13:21: error: knob 'tile' gives size -4 to 'transform.structured.tile_using_for': sizes are >= 0 (0 leaves a dimension whole)
+// FAILS: tile-matmul.mlir:7:13: note: defined here
+// FAILS: apply-schedule-invalid.mlir:[[# @LINE + 13]]:1: error: schedule '{{.*}}tile-matmul.mlir' (entry @__transform_main) failed on this payload with knobs: tile=-4
+// RUN: sed 's/tile_sizes \[%%tile\]/tile_sizes [-8]/; s/: (!transform.any_op, !transform.param<i64>)$/: (!transform.any_op)/' \
+// RUN:   %S/Inputs/tile-matmul.mlir > %t.static.mlir
+// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%t.static.mlir" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=STATIC
+// STATIC: static.mlir:13:21: error: size -8 in 'transform.structured.tile_using_for': sizes are >= 0 (0 leaves a dimension whole)
+// RUN: sed 's/%%tile = transform.tune.knob<"tile"> = 8 : i64/%%tile = transform.param.constant -2 : i64 -> !transform.param<i64>/; /from options = \[-4, 4, 8, 16\]/d; /check_tile_sizes/,+1d' \
+// RUN:   %S/Inputs/tile-matmul.mlir > %t.constant.mlir
+// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%t.constant.mlir" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CONSTANT
+// CONSTANT: constant.mlir:10:21: error: a transform.param.constant gives size -2 to 'transform.structured.tile_using_for': sizes are >= 0 (0 leaves a dimension whole)
+// CONSTANT: constant.mlir:7:13: note: defined here
+// CONSTANT: error: schedule '{{.*}}constant.mlir' (entry @__transform_main) failed on this payload with knobs: (none)
 func.func @matmul(%A: tensor<24x16xf32>, %B: tensor<16x64xf32>,
                   %C: tensor<24x64xf32>) -> tensor<24x64xf32> {
   %0 = linalg.matmul ins(%A, %B : tensor<24x16xf32>, tensor<16x64xf32>)

@@ -98,3 +98,31 @@ module {
     return %a : memref<4xf32>
   }
 }
+
+// -----
+
+// A buffer whose size in bytes int64 cannot hold (K = 2^62 compiled and
+// exported, with any index width).
+// expected-error@below {{argument #0 of 'beyond_int64' has type 'memref<300x4611686018427387904xf32>': its size in bytes is beyond what a 64-bit integer holds}}
+func.func @beyond_int64(%a: memref<300x4611686018427387904xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Elements that fit, bytes that do not: 2^62 f32 values.
+func.func @alloc_beyond_int64() {
+  // expected-error@below {{'gpu.alloc' makes a buffer of type 'memref<4611686018427387904xf32>': its size in bytes is beyond what a 64-bit integer holds}}
+  %m = gpu.alloc () : memref<4611686018427387904xf32>
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}

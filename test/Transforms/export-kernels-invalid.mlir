@@ -207,6 +207,20 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'accumulator' has accumulator_type 'banana'; expected f16, bf16, f32 or f64}}
+  func.func @accumulator(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
+      attributes {tessel.workload = {accumulator_type = "banana", kind = "matmul_relu", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
   // expected-error@below {{the tessel.workload attribute of 'out_of_range' names argument #7, but 'out_of_range' has 3}}
   func.func @out_of_range(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
       attributes {tessel.workload = {accumulator_type = "f32", kind = "matmul_relu", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 7 : i64}} {

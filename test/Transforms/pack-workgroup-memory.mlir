@@ -1,5 +1,13 @@
 // RUN: tessel-opt %s --tessel-pack-workgroup-memory --split-input-file \
 // RUN:   --verify-diagnostics --allow-unregistered-dialect | FileCheck %s
+// Errors as a user sees them, with the operation printed: the size error
+// once crashed there, printing an allocation it had already erased.
+// RUN: not tessel-opt %s --tessel-pack-workgroup-memory --split-input-file \
+// RUN:   --allow-unregistered-dialect 2>&1 | FileCheck %s --check-prefix=PRINTED
+// PRINTED: error: the launch's workgroup allocations exceed 2147483647 bytes
+// PRINTED-NEXT: memref.alloc()
+// PRINTED-NEXT: ^
+// PRINTED-NEXT: note: see current operation: %{{.*}} = "memref.alloc"()
 
 // Two workgroup buffers of one launch become views of its dynamic shared
 // memory, one after the other at 16-byte aligned offsets (3x16x20 f16 =

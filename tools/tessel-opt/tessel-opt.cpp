@@ -5,11 +5,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/InitTessel.h"
+#include "tessel/Runtime/InputFiles.h"
 #include "tessel/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/WithColor.h"
 
 int main(int argc, char **argv) {
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
@@ -18,6 +21,21 @@ int main(int argc, char **argv) {
   tessel::registerAllPasses();
   mlir::DialectRegistry registry;
   tessel::registerAllDialects(registry);
+  auto [input, output] = mlir::registerAndParseCLIOptions(
+      argc, argv, "Tessel optimizer driver\n", registry);
+  // The input, like every file Tessel reads, is a regular file of bounded
+  // size: `tessel-opt /dev/zero` read until memory ran out. Standard input
+  // ("-") and pipes (`tessel-opt <(...)`) stay allowed: they end when
+  // their writer does.
+  llvm::sys::fs::file_status status;
+  bool pipe = !llvm::sys::fs::status(input, status) &&
+              status.type() == llvm::sys::fs::file_type::fifo_file;
+  if (input != "-" && !pipe)
+    if (llvm::Error e = tessel::checkInputFile(input)) {
+      llvm::WithColor::error(llvm::errs(), "tessel-opt")
+          << llvm::toString(std::move(e)) << "\n";
+      return 1;
+    }
   return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "Tessel optimizer driver\n", registry));
+      mlir::MlirOptMain(argc, argv, input, output, registry));
 }
