@@ -16,6 +16,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 
 namespace tessel {
@@ -164,6 +165,47 @@ static LogicalResult checkSizes(ModuleOp schedule) {
       diag.attachNote(def->getLoc()) << "defined here";
       return WalkResult::interrupt();
     }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// Whether a value of `type` spans a number of bytes that int64 holds
+/// (a shaped type's elements times their bytes; other types do).
+static bool fitsInt64Bytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape() ||
+      !shaped.getElementType().isIntOrFloat())
+    return true;
+  int64_t bytes =
+      llvm::divideCeil(shaped.getElementType().getIntOrFloatBitWidth(), 8);
+  for (int64_t size : shaped.getShape())
+    if (llvm::MulOverflow(bytes, size, bytes))
+      return false;
+  return true;
+}
+
+/// Refuses payloads with tensors or buffers of more bytes than int64
+/// counts (a 3270 x 2^57 matrix): schedules compute offsets and extents
+/// from their sizes in int64, and overflowed (UBSan, in the mma rewrite).
+static LogicalResult checkPayloadSizes(ModuleOp payload) {
+  WalkResult result = payload.walk([](Operation *op) {
+    auto refuse = [&](Type type, const Twine &what) {
+      op->emitError() << what << " has type " << type
+                      << ": its size in bytes is beyond what a 64-bit "
+                         "integer holds";
+      return WalkResult::interrupt();
+    };
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (!fitsInt64Bytes(arg.getType()))
+            return refuse(arg.getType(),
+                          "argument #" + Twine(arg.getArgNumber()));
+    for (Value result : op->getResults())
+      if (!fitsInt64Bytes(result.getType()))
+        return refuse(result.getType(), "a result of '" +
+                                            op->getName().getStringRef() + "'");
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
@@ -544,6 +586,8 @@ LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
 
 void ApplySchedule::runOnOperation() {
   ModuleOp payload = getOperation();
+  if (failed(checkPayloadSizes(payload)))
+    return signalPassFailure();
   SmallVector<std::string> reasons;
   Library *firstServable = nullptr;
   std::optional<SmallVector<tessel::TuningDatabase>> databases;

@@ -54,6 +54,13 @@
 // RUN:   | FileCheck %s --check-prefix=NO-ENTRY
 // NO-ENTRY: error: schedule '{{.*}}tile-matmul.mlir' has no named sequence 'nowhere'
 
+// A payload whose matrices hold more bytes than int64 counts is refused
+// before any schedule computes offsets from their sizes (the mma rewrite
+// overflowed int64: UBSan).
+// RUN: not tessel-opt %S/Inputs/matmul-relu-beyond-int64.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BEYOND-INT64
+// BEYOND-INT64: matmul-relu-beyond-int64.mlir:{{[0-9]+}}:1: error: argument #0 has type 'tensor<3270x192631858173808055xbf16>': its size in bytes is beyond what a 64-bit integer holds
+
 // A schedule that fails on the payload: a negative tile size. The
 // schedule's own error comes first, at the op that takes the size, with a
 // note at the knob, then the pass's summary with the knob values in
