@@ -204,8 +204,8 @@ static LogicalResult checkPayloadSizes(ModuleOp payload) {
                           "argument #" + Twine(arg.getArgNumber()));
     for (Value result : op->getResults())
       if (!fitsInt64Bytes(result.getType()))
-        return refuse(result.getType(), "a result of '" +
-                                            op->getName().getStringRef() + "'");
+        return refuse(result.getType(),
+                      "a result of '" + op->getName().getStringRef() + "'");
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
