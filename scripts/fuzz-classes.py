@@ -28,6 +28,7 @@ import argparse
 import collections
 import concurrent.futures
 import datetime
+import importlib.util
 import json
 import math
 import os
@@ -146,61 +147,24 @@ def verdict(inst, res, timeout):
 # Text generators shared by the classes.
 
 
+def _load_workload():
+    """python/tessel/workload.py, loaded by path: its template without the
+    tessel package (whose import loads the runtime library)."""
+    spec = importlib.util.spec_from_file_location(
+        "tessel_workload", REPO / "python" / "tessel" / "workload.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+WORKLOAD = _load_workload()
+
+
 def payload(m, n, k, dt, name="@matmul_relu"):
     """The matmul+ReLU input IR of examples/generate.py (f32 accumulation,
-    output of the input type), for any sizes and function name."""
-    if dt == "f32":
-        store = "    linalg.yield %r : f32"
-    else:
-        store = (f"    %t = arith.truncf %r : f32 to {dt}\n"
-                 f"    linalg.yield %t : {dt}")
-    return f"""\
-// C = relu(A * B): A is {m}x{k}, B is {k}x{n}, {dt} inputs, f32 accumulation.
-func.func {name}(%A: tensor<{m}x{k}x{dt}>, %B: tensor<{k}x{n}x{dt}>,
-                       %C: tensor<{m}x{n}x{dt}>) -> tensor<{m}x{n}x{dt}> {{
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<{m}x{n}xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %mm = linalg.matmul ins(%A, %B : tensor<{m}x{k}x{dt}>, tensor<{k}x{n}x{dt}>)
-                      outs(%acc : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %relu = linalg.generic {{
-      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-      iterator_types = ["parallel", "parallel"]}}
-      ins(%mm : tensor<{m}x{n}xf32>) outs(%C : tensor<{m}x{n}x{dt}>) {{
-  ^bb0(%x: f32, %out: {dt}):
-    %r = arith.maximumf %x, %zero : f32
-{store}
-  }} -> tensor<{m}x{n}x{dt}>
-  return %relu : tensor<{m}x{n}x{dt}>
-}}
-"""
-
-
-def wide_payload(m, n, k, t):
-    """matmul+ReLU whose inputs and output have a wide element type t (f80,
-    f128, i128), accumulating in f32."""
-    conv = (f"%t = arith.fptosi %r : f32 to {t}" if t.startswith("i")
-            else f"%t = arith.extf %r : f32 to {t}")
-    return f"""\
-func.func @matmul_relu(%A: tensor<{m}x{k}x{t}>, %B: tensor<{k}x{n}x{t}>,
-                       %C: tensor<{m}x{n}x{t}>) -> tensor<{m}x{n}x{t}> {{
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<{m}x{n}xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %mm = linalg.matmul ins(%A, %B : tensor<{m}x{k}x{t}>, tensor<{k}x{n}x{t}>)
-                      outs(%acc : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
-  %relu = linalg.generic {{
-      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-      iterator_types = ["parallel", "parallel"]}}
-      ins(%mm : tensor<{m}x{n}xf32>) outs(%C : tensor<{m}x{n}x{t}>) {{
-  ^bb0(%x: f32, %out: {t}):
-    %r = arith.maximumf %x, %zero : f32
-    {conv}
-    linalg.yield %t : {t}
-  }} -> tensor<{m}x{n}x{t}>
-  return %relu : tensor<{m}x{n}x{t}>
-}}
-"""
+    output of the input type) for any sizes, element type (f80, f128 and
+    i128 included) and function name."""
+    return WORKLOAD.unchecked_matmul_relu_ir(m, n, k, dt, name)
 
 
 def kernel(name, args, body, host=""):
@@ -400,7 +364,7 @@ def gen_wide_type(rng):
             "-o", "/dev/null"]
     add = "arith.addi" if t.startswith("i") else "arith.addf"
     if variant == "payload":
-        text = wide_payload(*rand_dims(rng, 1, 1024), t)
+        text = payload(*rand_dims(rng, 1, 1024), t)
         argv[2:2] = [f"--tessel-apply-schedule=schedule={schedule_path('simt')}"]
     elif variant == "load":
         text = kernel("@k", f"%a: memref<{n}x{t}>", f"""\

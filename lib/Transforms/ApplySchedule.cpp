@@ -16,7 +16,6 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 
 namespace tessel {
@@ -171,18 +170,12 @@ static LogicalResult checkSizes(ModuleOp schedule) {
 }
 
 /// Whether a value of `type` spans a number of bytes that int64 holds
-/// (a shaped type's elements times their bytes; other types do).
+/// (other than shaped types of integers or floats, all do).
 static bool fitsInt64Bytes(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape() ||
-      !shaped.getElementType().isIntOrFloat())
-    return true;
-  int64_t bytes =
-      llvm::divideCeil(shaped.getElementType().getIntOrFloatBitWidth(), 8);
-  for (int64_t size : shaped.getShape())
-    if (llvm::MulOverflow(bytes, size, bytes))
-      return false;
-  return true;
+  return !shaped || !shaped.hasStaticShape() ||
+         !shaped.getElementType().isIntOrFloat() ||
+         tessel::spannedElements(shaped).has_value();
 }
 
 /// Refuses payloads with tensors or buffers of more bytes than int64

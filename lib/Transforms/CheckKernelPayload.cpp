@@ -1,5 +1,6 @@
 //===- CheckKernelPayload.cpp - Entry check of the PTX lowering -----------===//
 
+#include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -7,7 +8,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Target/LLVMIR/TypeToLLVM.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -43,41 +43,12 @@ static bool isHostComputation(Operation *op) {
              memref::LoadOp, memref::StoreOp>(op);
 }
 
-/// The elements from a buffer's start that a memref of `type` spans: its
-/// offset and strides included (a strided view of a larger buffer); none
-/// when that count or its bytes overflow int64 (a 300 x 2^62 matrix).
-static std::optional<int64_t> spannedElements(MemRefType type) {
-  int64_t offset;
-  SmallVector<int64_t> strides;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic)) {
-    offset = 0;
-    strides = computeStrides(type.getShape());
-  }
-  int64_t last = offset;
-  for (auto [size, stride] : llvm::zip_equal(type.getShape(), strides)) {
-    if (size == 0)
-      return 0;
-    int64_t step;
-    if (llvm::MulOverflow(size - 1, stride, step) ||
-        llvm::AddOverflow(last, step, last))
-      return std::nullopt;
-  }
-  int64_t bytes;
-  unsigned bits = type.getElementTypeBitWidth();
-  if (last == INT64_MAX ||
-      llvm::MulOverflow(last + 1, int64_t(llvm::divideCeil(bits, 8)), bytes))
-    return std::nullopt;
-  return last + 1;
-}
-
 /// Whether a kernel with `indexBitwidth`-bit indices can address every byte
 /// of a buffer of `type` (no buffer larger than int64 holds can be).
 static bool addressable(MemRefType type, unsigned indexBitwidth) {
   if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
     return true;
-  std::optional<int64_t> elements = spannedElements(type);
+  std::optional<int64_t> elements = tessel::spannedElements(type);
   if (!elements)
     return false;
   if (indexBitwidth >= 64)
@@ -90,7 +61,7 @@ static bool addressable(MemRefType type, unsigned indexBitwidth) {
 /// Why a kernel with `indexBitwidth`-bit indices cannot address a buffer of
 /// `type` (for the error message).
 static std::string unaddressable(MemRefType type, unsigned indexBitwidth) {
-  std::optional<int64_t> elements = spannedElements(type);
+  std::optional<int64_t> elements = tessel::spannedElements(type);
   if (!elements)
     return "its size in bytes is beyond what a 64-bit integer holds";
   return "its " + std::to_string(*elements) +

@@ -7,10 +7,12 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/xxhash.h"
 
 using namespace mlir;
@@ -92,6 +94,33 @@ DictionaryAttr tessel::recognizeWorkload(func::FuncOp func) {
       b.getNamedAttr("accumulator_type",
                      b.getStringAttr(typeName(accType.getElementType()))),
   });
+}
+
+std::optional<int64_t> tessel::spannedElements(ShapedType type) {
+  int64_t offset = 0;
+  SmallVector<int64_t> strides;
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || failed(memref.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic)) {
+    offset = 0;
+    strides = computeStrides(type.getShape());
+  }
+  int64_t last = offset;
+  for (auto [size, stride] : llvm::zip_equal(type.getShape(), strides)) {
+    if (size == 0)
+      return 0;
+    int64_t step;
+    if (llvm::MulOverflow(size - 1, stride, step) ||
+        llvm::AddOverflow(last, step, last))
+      return std::nullopt;
+  }
+  int64_t bytes;
+  unsigned bits = type.getElementTypeBitWidth();
+  if (last == INT64_MAX ||
+      llvm::MulOverflow(last + 1, int64_t(llvm::divideCeil(bits, 8)), bytes))
+    return std::nullopt;
+  return last + 1;
 }
 
 std::string tessel::scheduleHash(ModuleOp schedule) {

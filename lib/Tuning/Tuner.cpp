@@ -504,9 +504,8 @@ void Tuner::measure(Trial &trial, uint64_t inputSeed) {
       return;
     }
     // Times are positive, finite and ordered, "checked" and "passed"
-    // booleans: a
-    // runner's negative or non-numeric time would otherwise be recorded as
-    // a measurement (and win).
+    // booleans: a runner's negative or non-numeric time would otherwise be
+    // recorded as a measurement (and win).
     if (std::string why = invalidRunnerOutput(*o); !why.empty()) {
       r.status = "run-error";
       r.error = "invalid output of " + runner + ": " + why;

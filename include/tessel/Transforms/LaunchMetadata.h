@@ -10,6 +10,12 @@
 
 namespace tessel {
 
+/// The elements from a buffer's start that a value of `type` spans (a
+/// memref's offset and strides included: a strided view of a larger
+/// buffer); none when that count or its bytes overflow int64 (a 300 x 2^62
+/// matrix). `type` has a static shape and integer or float elements.
+std::optional<int64_t> spannedElements(mlir::ShapedType type);
+
 /// Name of the function attribute describing a recognized workload.
 constexpr llvm::StringLiteral kWorkloadAttrName = "tessel.workload";
 
