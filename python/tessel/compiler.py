@@ -83,7 +83,11 @@ def _schedules_and_target(schedule, dtype, chip, shape=None):
                  else default_schedules(dtype, chip, shape))
     for s in schedules:
         if not s.is_file():
-            raise TesselError(f"no schedule library '{s}'")
+            where = ("given as schedule=" if schedule else
+                     "from $TESSEL_HOME" if os.environ.get("TESSEL_HOME")
+                     else "the package's own")
+            raise TesselError(f"no schedule library '{s}' ({where}); "
+                              "TESSEL_HOME, when set, must hold schedules/")
     targets = [target_chip(s, chip) for s in schedules]
     return schedules, max(targets, key=len)
 

@@ -1,0 +1,113 @@
+"""The `tessel` command (tessel/cli.py) and how the package finds Tessel."""
+
+import json
+import pathlib
+
+import pytest
+
+from conftest import ROOT, cuda_available
+
+import tessel
+from tessel import cli, install
+
+
+def run(capsys, *argv):
+    status = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_info(capsys):
+    status, out, _ = run(capsys, "info")
+    assert status == 0
+    assert f"tessel-opt:  {ROOT}/build/bin/tessel-opt" in out
+    assert "schedules:   " + str(ROOT / "python/tessel/schedules") in out
+
+
+def test_schedules_are_package_data():
+    # In a checkout the package's schedules link to the checkout's.
+    d = install.schedules_dir()
+    assert d == ROOT / "python" / "tessel" / "schedules"
+    assert d.resolve() == (ROOT / "schedules").resolve()
+    assert (d / "tuned" / "matmul_relu_wgmma-h100.json").is_file()
+
+
+def test_compile_json_and_show(capsys, tmp_path):
+    status, out, _ = run(capsys, "compile", 100, 60, 20, "--dtype", "f32",
+                         "--out", tmp_path / "k", "--json")
+    assert status == 0
+    info = json.loads(out)
+    assert info["source"] == "rule" and info["knob_source"].startswith("rule")
+    assert pathlib.Path(info["schedule"]).name == "matmul_relu_simt.mlir"
+    assert (tmp_path / "k" / "matmul_relu_kernel.ptx").is_file()
+    status, out, _ = run(capsys, "show", tmp_path / "k")
+    assert status == 0
+    assert "workload:    matmul_relu 100x60x20" in out
+    knobs = " ".join(f"{k}={v}" for k, v in info["knobs"].items())
+    assert f"knobs:       {knobs}" in out
+    assert "knob source: rule" in out
+
+
+def test_show_given_knobs(capsys):
+    status, out, _ = run(capsys, "show", 64, 64, 64, "--dtype", "f32",
+                         "--knobs", "tile_m=32,tile_n=32")
+    assert status == 0
+    assert "tile_m=32" in out and "tile_n=32" in out
+    assert "knob source: rule" in out  # The other knobs are the rule's.
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["compile", 0, 4, 4], "M, N and K must be positive"),
+    (["compile", 64, 64, 64, "--knobs", "tile_m=7"],
+     "value 7 is not among the options of knob 'tile_m'"),
+    (["show", "1", "2"], "show takes a launch file"),
+    (["show", "/nonexistent/launch.json"], "cannot read launch file"),
+    (["plot", "/nonexistent.json"], "cannot read tuning database"),
+])
+def test_errors(capsys, argv, message):
+    status, _, err = run(capsys, *argv)
+    assert status == 1
+    assert err.startswith("tessel: error: ") and message in err
+
+
+def test_missing_tools_say_where(monkeypatch, tmp_path):
+    monkeypatch.delenv("TESSEL_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(install, "_package_homes", lambda: [tmp_path])
+    with pytest.raises(tessel.TesselError) as e:
+        install.tool("tessel-opt")
+    text = str(e.value)
+    assert f"{tmp_path}/bin/tessel-opt (beside the package)" in text
+    assert "tessel-opt (PATH)" in text and "TESSEL_HOME" in text
+
+
+def test_tessel_home_is_the_only_place(monkeypatch, tmp_path):
+    monkeypatch.setenv("TESSEL_HOME", str(tmp_path))
+    with pytest.raises(tessel.TesselError) as e:
+        install.tool("tessel-opt")
+    assert "($TESSEL_HOME)" in str(e.value)
+    assert "PATH)" not in str(e.value)
+    with pytest.raises(tessel.TesselError, match="libTesselCAPI.so"):
+        install.capi_library()
+    monkeypatch.setenv("TESSEL_CAPI_LIBRARY", str(tmp_path / "none.so"))
+    with pytest.raises(tessel.TesselError, match=r"\$TESSEL_CAPI_LIBRARY"):
+        install.capi_library()
+
+
+def _triton():
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(cuda_available() and _triton(),
+                    reason="with a GPU and Triton, tessel race races")
+def test_race_needs_a_gpu(capsys):
+    # Without Triton or a GPU the race says so and exits 1 (with both, it
+    # races: bench/race_session.sh on the GPU host).
+    with pytest.raises(SystemExit) as e:
+        cli.main(["race", "--dtypes", "f16", "--shapes", "64"])
+    assert e.value.code == 1
+    assert "tessel race" in capsys.readouterr().err
