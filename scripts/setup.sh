@@ -9,8 +9,10 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ python3 ccache
           libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-22
-          # The Python package's tests (CPU torch checks tensor arguments).
-          python3-pytest python3-numpy python3-torch)
+          # The Python package's tests (CPU torch checks tensor arguments),
+          # and its wheel, built offline and installed in a venv.
+          python3-pytest python3-numpy python3-torch
+          python3-venv python3-pip python3-setuptools python3-wheel)
 . scripts/install-packages.sh
 install_packages "${packages[@]}"
 

@@ -1,8 +1,10 @@
 # -*- Python -*-
 # Lit configuration of the Tessel test suite.
 
+import importlib.util
 import os
 import shutil
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -17,6 +19,7 @@ config.test_exec_root = os.path.join(config.tessel_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tessel_src", config.tessel_src_root))
+config.substitutions.append(("%tessel_obj", config.tessel_obj_root))
 config.substitutions.append(("%tessel_tools", config.tessel_tools_dir))
 config.substitutions.append(
     ("%schedules", os.path.join(config.tessel_src_root, "schedules")))
@@ -35,21 +38,25 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tessel_tools_dir, append_path=True)
 
 
-def has_cuda_gpu():
-    """A usable NVIDIA GPU: the driver library loads and reports a device."""
-    import ctypes
-
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return False
-    count = ctypes.c_int(0)
-    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return False
-    return count.value > 0
-
+# The GPU test, shared with users' suites (python/tessel/lit.py).
+sys.path.insert(0, os.path.join(config.tessel_src_root, "python"))
+from tessel.lit import has_cuda_gpu  # noqa: E402
 
 if has_cuda_gpu():
     config.available_features.add("cuda-gpu")
 if shutil.which("ptxas"):
     config.available_features.add("ptxas")
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake")
+# Building the Python wheel offline and installing it in a venv (Debian:
+# python3-venv, python3-pip, python3-setuptools, python3-wheel).
+if all(importlib.util.find_spec(m) for m in ("venv", "ensurepip", "pip",
+                                            "setuptools", "wheel")):
+    config.available_features.add("python-wheel")
+
+# CI passes --param require_features=a,b: a missing one is an error, not
+# a silently unsupported test.
+for feature in lit_config.params.get("require_features", "").split(","):
+    if feature and feature not in config.available_features:
+        lit_config.fatal(f"feature '{feature}' is required (require_features) "
+                         "but not available here")

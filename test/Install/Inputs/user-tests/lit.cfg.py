@@ -1,0 +1,2 @@
+import tessel.lit
+tessel.lit.configure(config, lit_config)
