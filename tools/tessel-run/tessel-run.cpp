@@ -17,6 +17,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -55,8 +56,14 @@ static cl::opt<bool> noFlush("no-flush-l2",
                              cl::desc("Do not flush L2 between repeats"),
                              cl::cat(category));
 
+/// Reports `message` on stderr and, with --json, as `{"error": ...}` on
+/// stdout, so that a caller reading JSON gets JSON; returns exit status 1.
 static int error(const Twine &message) {
   WithColor::error(errs(), "tessel-run") << message << "\n";
+  if (asJson)
+    outs() << formatv("{0:2}",
+                      json::Value(json::Object{{"error", message.str()}}))
+           << "\n";
   return 1;
 }
 
