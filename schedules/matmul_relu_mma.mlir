@@ -20,7 +20,10 @@
 // read 16 bytes at a time are first copied into workspaces
 // (docs/any-shape.md). Values that do not fit are rejected, naming the knob
 // or the constraint, before anything is changed.
-module attributes {transform.with_named_sequence} {
+//
+// Chips: sm_80 or later (cp.async and bf16 mma.sync), as tessel.min_chip
+// says; the kernels are compiled for the chip asked for.
+module attributes {transform.with_named_sequence, tessel.min_chip = "sm_80"} {
 
   transform.named_sequence @__transform_main(
       %root: !transform.any_op {transform.consumed}) {

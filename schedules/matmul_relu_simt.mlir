@@ -13,7 +13,10 @@
 // the partial last K step is peeled off and zero-padded, and large
 // misaligned matrices are read from aligned copies (docs/any-shape.md). Values no kernel can serve are rejected with the
 // knob's name before anything is changed.
-module attributes {transform.with_named_sequence} {
+//
+// Chips: any Tessel compiles for, sm_70 or later (tessel.min_chip); the
+// kernels are compiled for the chip asked for.
+module attributes {transform.with_named_sequence, tessel.min_chip = "sm_70"} {
 
   transform.named_sequence @__transform_main(
       %root: !transform.any_op {transform.consumed}) {

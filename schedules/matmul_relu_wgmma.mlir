@@ -1,6 +1,8 @@
 // Hopper (sm_90a) schedule for matmul + ReLU on tensors: f16 or bf16
 // inputs, f32 accumulation, any 16-byte-storable output type the epilogue
-// produces. Compile with tessel-lower-to-ptx{chip=sm_90a features=+ptx80}.
+// produces. Its kernels are sm_90a code (wgmma, TMA), as tessel.target_chip
+// says: tessel-lower-to-ptx compiles them for sm_90a without chip=, and
+// refuses another chip=. sm_90a code runs on sm_90 GPUs (H100, H200).
 //
 // Each thread block computes a tile_m x tile_n tile of C with a
 // warp-specialized pipeline: a producer warpgroup streams 64-deep K slices

@@ -453,6 +453,9 @@ def gen_index32_overflow(rng):
         m, n, k = {"A": (rows, other, cols), "B": (other, cols, rows),
                    "C": (rows, cols, other)}[big]
         text = payload(m, n, k, dt)
+        if "wgmma" in sched:
+            # Its kernels are sm_90a's: another chip= is refused first.
+            argv[2] = "--tessel-lower-to-ptx=chip=sm_90a index-bitwidth=32"
         argv[2:2] = [f"--tessel-apply-schedule=schedule={schedule_path(sched)}"]
         note = f"{m}x{n}x{k} {dt} {sched}"
     else:

@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - Tessel's named pass pipelines ----------------------===//
 
 #include "tessel/Pipelines/Pipelines.h"
+#include "tessel/Transforms/Chips.h"
 #include "tessel/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -16,32 +17,34 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
-/// Whether `chip` has griddepcontrol (programmatic dependent launch):
-/// sm_90 and later.
-static bool hasGridDependencyControl(StringRef chip) {
-  unsigned sm = 0;
-  return chip.consume_front("sm_") && !chip.consumeInteger(10, sm) && sm >= 90;
+/// Whether `chip` may have griddepcontrol (programmatic dependent launch):
+/// sm_90 and later, or a chip the payload decides (the pass checks it).
+static bool mayHaveGridDependencyControl(StringRef chip) {
+  std::optional<tessel::Chip> parsed = tessel::parseChip(chip);
+  return chip.empty() || (parsed && parsed->sm >= 90);
 }
 
 void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
                                      const LowerToPtxOptions &options) {
   // Step 1. Reject payloads that cannot become kernels (not bufferized,
-  // dynamic shapes, work left on the host, device mallocs).
+  // dynamic shapes, work left on the host, device mallocs, operations or
+  // schedules the chip cannot run), and settle the chip: chip=, else the
+  // one the payload's schedules declare, else sm_90.
   TesselCheckKernelPayloadOptions check;
   check.indexBitwidth = options.indexBitwidth;
   check.chip = options.chip;
+  check.defaultChip = "sm_90";
   pm.addPass(createTesselCheckKernelPayload(check));
 
   // Step 1b. On sm_90 and later, each kernel after the first of a host
   // function waits for its predecessor on the GPU (griddepcontrol), so
   // that runtimes can launch it before that one ends.
-  if (hasGridDependencyControl(options.chip))
+  if (mayHaveGridDependencyControl(options.chip))
     pm.addNestedPass<func::FuncOp>(tessel::createTesselOverlapLaunches());
 
   // Step 2. Outline. Workgroup allocations become views of the launch's
@@ -87,12 +90,12 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
 
-  // Step 4. Attach the NVVM target (chip, PTX features, opt level).
-  GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
+  // Step 4. Attach the NVVM target (the chip settled in step 1, PTX
+  // features, opt level).
+  TesselAttachNvvmTargetOptions target;
   target.features = options.features;
   target.optLevel = options.optLevel;
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createTesselAttachNvvmTarget(target));
 
   // Step 5. GPU dialects to NVVM/LLVM; memrefs are passed as bare pointers
   // (all shapes are static), which is what Tessel's launcher provides.
@@ -116,27 +119,12 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
 }
 
-/// The lowest PTX ISA version LLVM's NVPTX backend accepts for a chip.
-static std::optional<int> minimumPtxVersion(StringRef chip) {
-  return llvm::StringSwitch<std::optional<int>>(chip)
-      .Case("sm_70", 60)
-      .Case("sm_72", 61)
-      .Case("sm_75", 63)
-      .Case("sm_80", 70)
-      .Case("sm_86", 71)
-      .Case("sm_87", 74)
-      .Case("sm_89", 78)
-      .Case("sm_90", 78)
-      .Case("sm_90a", 80)
-      .Cases({"sm_100", "sm_100a", "sm_101", "sm_101a"}, 86)
-      .Cases({"sm_120", "sm_120a"}, 87)
-      .Default(std::nullopt);
-}
-
 std::string
 tessel::validateLowerToPtxOptions(const LowerToPtxOptions &options) {
-  std::optional<int> minPtx = minimumPtxVersion(options.chip);
-  if (!minPtx)
+  // An empty chip is settled from the payload (the PTX version is checked
+  // then, by tessel-attach-nvvm-target).
+  std::optional<int> minPtx = tessel::minimumPtxVersion(options.chip);
+  if (!options.chip.empty() && !minPtx)
     return "chip '" + options.chip +
            "' is not a supported NVIDIA target (sm_70 ... sm_120a)";
   int ptx = 0;
@@ -146,7 +134,7 @@ tessel::validateLowerToPtxOptions(const LowerToPtxOptions &options) {
   if (ptx == 0)
     return "features '" + options.features +
            "' name no PTX version (e.g. +ptx80)";
-  if (ptx < *minPtx)
+  if (minPtx && ptx < *minPtx)
     return llvm::formatv("PTX version {0}.{1} does not support {2}: use "
                          "features=+ptx{3} or higher",
                          ptx / 10, ptx % 10, options.chip, *minPtx)

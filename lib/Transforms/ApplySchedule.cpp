@@ -1,6 +1,7 @@
 //===- ApplySchedule.cpp - Apply schedules, knobs chosen for the payload --===//
 
 #include "tessel/Runtime/InputFiles.h"
+#include "tessel/Transforms/Chips.h"
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 #include "tessel/Tuning/Database.h"
@@ -43,9 +44,12 @@ struct Library {
       written;
   /// The knob space, when every knob lists its options (the rule needs it).
   std::optional<tessel::SearchSpace> space;
-  /// Why `knobs=` cannot apply to this library; empty when it can.
-  std::string rejectsGivenKnobs;
-  std::string targetChip;
+  /// Why this library cannot serve any payload here (`chip=` names a GPU
+  /// its kernels do not run on, or `knobs=` does not fit it); empty when it
+  /// can.
+  std::string refusal;
+  /// The chips its kernels run on (tessel.target_chip, tessel.min_chip).
+  tessel::ChipRequirement chips;
 };
 
 /// Knob values to try, and where they come from.
@@ -231,9 +235,13 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
     lib.module->walk([&](transform::tune::KnobOp knob) {
       lib.written.emplace_back(knob, knob.getSelected());
     });
-    if (auto chipAttr =
-            lib.module.get()->getAttrOfType<StringAttr>("tessel.target_chip"))
-      lib.targetChip = chipAttr.str();
+    lib.chips = tessel::ChipRequirement::ofSchedule(lib.module.get());
+    for (StringRef declared : {lib.chips.target, lib.chips.min})
+      if (!declared.empty() && !tessel::minimumPtxVersion(declared))
+        return emitError(lib.module->getLoc())
+               << "schedule '" << path << "' declares chip '" << declared
+               << "', which is not a chip Tessel compiles for (sm_70 ... "
+                  "sm_120a)";
     {
       // A library whose knobs list no options has no space for the rule.
       ScopedDiagnosticHandler quiet(context,
@@ -248,10 +256,22 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
     libraries->push_back(std::move(lib));
   }
 
-  // knobs= must make sense for the schedules: with one schedule a mistake
-  // is an error; with several, a schedule it does not fit is skipped.
+  // chip= must name a GPU the schedule's kernels run on, and knobs= must
+  // make sense for it: with one schedule a mistake is an error; with
+  // several, a schedule they do not fit is skipped.
   bool anyAccepts = false;
   for (Library &lib : *libraries) {
+    if (!chip.empty()) {
+      if (!tessel::minimumPtxVersion(chip))
+        return emitError(UnknownLoc::get(context))
+               << "tessel-apply-schedule: chip=" << chip
+               << " is not a chip Tessel compiles for (sm_70 ... sm_120a)";
+      if (std::string why = lib.chips.mismatch(chip, /*gpu=*/true);
+          !why.empty()) {
+        lib.refusal = "its kernels do not run on chip=" + chip + ": it " + why;
+        continue;
+      }
+    }
     std::string message;
     {
       ScopedDiagnosticHandler capture(context, [&](Diagnostic &d) {
@@ -260,14 +280,28 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
         return success();
       });
       if (failed(selectKnobs(lib, knobs)))
-        lib.rejectsGivenKnobs = message.empty() ? "bad knobs" : message;
+        lib.refusal = message.empty() ? "bad knobs" : message;
     }
-    anyAccepts |= lib.rejectsGivenKnobs.empty();
+    anyAccepts |= lib.refusal.empty();
   }
-  if (!anyAccepts)
-    // Report the first schedule's error where it happens.
-    return selectKnobs(libraries->front(), knobs);
-  return success();
+  if (anyAccepts)
+    return success();
+  // Report the first schedule's error where it happens.
+  Library &first = libraries->front();
+  if (StringRef(first.refusal).starts_with("its kernels do not run"))
+    (void)(emitError(first.module->getLoc())
+           << "schedule '" << first.path << "': " << first.refusal);
+  else
+    (void)selectKnobs(first, knobs);
+  if (libraries->size() > 1)
+    (void)(emitError(UnknownLoc::get(context))
+           << "no schedule serves chip=" << chip << " and the given knobs: "
+           << llvm::join(llvm::map_range(*libraries,
+                                         [](const Library &lib) {
+                                           return lib.path + ": " + lib.refusal;
+                                         }),
+                         "; "));
+  return failure();
 }
 
 LogicalResult ApplySchedule::selectKnobs(Library &lib,
@@ -425,9 +459,9 @@ FailureOr<SmallVector<Choice>> ApplySchedule::chooseKnobs(
     shape = tessel::parseWorkloadKey(*workload);
   else
     llvm::consumeError(workload.takeError());
-  std::string chipName = !chip.empty()             ? chip
-                         : !lib.targetChip.empty() ? lib.targetChip
-                                                   : std::string("sm_90");
+  std::string chipName = !chip.empty()               ? chip
+                         : !lib.chips.target.empty() ? lib.chips.target
+                                                     : std::string("sm_90");
   tessel::ChipLimits limits = tessel::chipLimits(chipName, smCount);
   std::string arch = device.empty() ? limits.arch : tessel::deviceArch(device);
 
@@ -552,11 +586,18 @@ LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
     selected.emplace_back(ops.front().getNameAttr(),
                           *ops.front().getSelected());
   auto str = [&](StringRef s) { return StringAttr::get(ctx, s); };
-  DictionaryAttr scheduleInfo = DictionaryAttr::get(
-      ctx, {NamedAttribute(str("path"), str(lib.path)),
-            NamedAttribute(str("hash"), str(lib.hash)),
-            NamedAttribute(str("knobs"), DictionaryAttr::get(ctx, selected)),
-            NamedAttribute(str("knob_source"), str(choice.source))});
+  SmallVector<NamedAttribute> info = {
+      NamedAttribute(str("path"), str(lib.path)),
+      NamedAttribute(str("hash"), str(lib.hash)),
+      NamedAttribute(str("knobs"), DictionaryAttr::get(ctx, selected)),
+      NamedAttribute(str("knob_source"), str(choice.source))};
+  // Which chips its kernels are for: tessel-lower-to-ptx compiles for the
+  // target, or refuses a chip= they cannot run on.
+  if (!lib.chips.target.empty())
+    info.emplace_back(str("target_chip"), str(lib.chips.target));
+  if (!lib.chips.min.empty())
+    info.emplace_back(str("min_chip"), str(lib.chips.min));
+  DictionaryAttr scheduleInfo = DictionaryAttr::get(ctx, info);
   OwningOpRef<ModuleOp> copy = payload.clone();
   for (auto func : copy->getOps<func::FuncOp>()) {
     if (DictionaryAttr workload = tessel::recognizeWorkload(func))
@@ -585,8 +626,8 @@ void ApplySchedule::runOnOperation() {
   Library *firstServable = nullptr;
   std::optional<SmallVector<tessel::TuningDatabase>> databases;
   for (Library &lib : *libraries) {
-    if (!lib.rejectsGivenKnobs.empty()) {
-      reasons.push_back(lib.path + ": " + lib.rejectsGivenKnobs);
+    if (!lib.refusal.empty()) {
+      reasons.push_back(lib.path + ": " + lib.refusal);
       continue;
     }
     if (!firstServable)

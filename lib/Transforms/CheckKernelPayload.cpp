@@ -1,5 +1,6 @@
 //===- CheckKernelPayload.cpp - Entry check of the PTX lowering -----------===//
 
+#include "tessel/Transforms/Chips.h"
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 
@@ -180,16 +181,6 @@ static LogicalResult checkIntrinsic(LLVM::CallIntrinsicOp op) {
                         << "' belongs to another target than NVPTX";
 }
 
-/// The SM version of `chip` ("sm_90a" -> 90, with `arch` set), if it
-/// names one.
-static std::optional<unsigned> smVersion(StringRef chip, bool &arch) {
-  unsigned sm;
-  if (!chip.consume_front("sm_") || chip.consumeInteger(10, sm))
-    return std::nullopt;
-  arch = chip == "a";
-  return sm;
-}
-
 /// The chips that have `op`, when `sm` (with the `a` suffix when `arch`)
 /// is not one of them: "sm_80 or later", "sm_90a". Empty otherwise, and
 /// for operations any chip has.
@@ -220,8 +211,11 @@ static LogicalResult checkTarget(func::FuncOp func, StringRef chip) {
            << "function name '" << func.getSymName()
            << "' is not a PTX identifier (letters, digits, '_' and '$', not "
               "starting with a digit): its kernels are named after it";
-  bool arch = false;
-  std::optional<unsigned> sm = smVersion(chip, arch);
+  std::optional<tessel::Chip> parsed = tessel::parseChip(chip);
+  std::optional<unsigned> sm;
+  bool arch = parsed && parsed->arch;
+  if (parsed)
+    sm = parsed->sm;
   WalkResult result = func.walk([&](Operation *op) -> WalkResult {
     for (TypeRange types :
          {TypeRange(op->getOperandTypes()), TypeRange(op->getResultTypes())})
@@ -355,16 +349,75 @@ static LogicalResult checkFunction(func::FuncOp func, unsigned indexBitwidth) {
   return failure(result.wasInterrupted());
 }
 
+/// The chip to compile `module` for: `chip`, else the one its functions'
+/// schedules were written for, else `defaultChip`. Fails, at the function,
+/// when a schedule's kernels do not run on it.
+static FailureOr<std::string> resolveChip(ModuleOp module, StringRef chip,
+                                          StringRef defaultChip) {
+  std::string resolved = chip.str();
+  func::FuncOp targetSetter;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    tessel::ChipRequirement need = tessel::ChipRequirement::ofRecord(
+        func->getAttrOfType<DictionaryAttr>(tessel::kScheduleAttrName));
+    if (!chip.empty() || need.target.empty())
+      continue;
+    if (resolved.empty()) {
+      resolved = need.target;
+      targetSetter = func;
+    } else if (resolved != need.target) {
+      // At the function's location, without printing the whole function.
+      return emitError(func.getLoc())
+             << "function '" << func.getSymName() << "' was scheduled for "
+             << need.target << ", function '" << targetSetter.getSymName()
+             << "' for " << resolved
+             << ": compile them separately, or choose a chip= both run on";
+    }
+  }
+  if (resolved.empty())
+    resolved = defaultChip.str();
+  if (resolved.empty())
+    return resolved;
+  if (!tessel::minimumPtxVersion(resolved))
+    return module.emitError()
+           << "chip '" << resolved
+           << "' is not a chip Tessel compiles for (sm_70 ... sm_120a)";
+  for (auto func : module.getOps<func::FuncOp>()) {
+    auto record =
+        func->getAttrOfType<DictionaryAttr>(tessel::kScheduleAttrName);
+    tessel::ChipRequirement need = tessel::ChipRequirement::ofRecord(record);
+    if (std::string why = need.mismatch(resolved); !why.empty()) {
+      auto path = record ? record.getAs<StringAttr>("path") : StringAttr();
+      InFlightDiagnostic diag = emitError(func.getLoc());
+      diag << "function '" << func.getSymName() << "' was scheduled with '"
+           << (path ? path.getValue() : StringRef("?"))
+           << "', whose kernels cannot be compiled for " << resolved
+           << ": the schedule " << why;
+      if (!need.target.empty())
+        diag << "; pass chip=" << need.target << " or leave chip unset";
+      if (need.target == "sm_90a")
+        diag << " (sm_90a code runs on sm_90 GPUs such as the H100)";
+      return failure();
+    }
+  }
+  return resolved;
+}
+
 } // namespace
 
 void CheckKernelPayload::runOnOperation() {
   ModuleOp module = getOperation();
+  FailureOr<std::string> target = resolveChip(module, chip, defaultChip);
+  if (failed(target))
+    return signalPassFailure();
+  if (!target->empty())
+    module->setAttr(tessel::kChipAttrName,
+                    StringAttr::get(module.getContext(), *target));
   bool hasLaunch = false;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
     if (failed(checkFunction(func, indexBitwidth)) ||
-        failed(checkTarget(func, chip)))
+        failed(checkTarget(func, *target)))
       return signalPassFailure();
     func.walk([&](Operation *op) {
       hasLaunch |= isa<gpu::LaunchOp, gpu::LaunchFuncOp>(op);

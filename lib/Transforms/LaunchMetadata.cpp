@@ -1,6 +1,7 @@
 //===- LaunchMetadata.cpp - Read launch specs off lowered IR --------------===//
 
 #include "tessel/Transforms/LaunchMetadata.h"
+#include "tessel/Transforms/Chips.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -125,6 +126,10 @@ std::optional<int64_t> tessel::spannedElements(ShapedType type) {
 
 std::string tessel::scheduleHash(ModuleOp schedule) {
   OwningOpRef<ModuleOp> copy = schedule.clone();
+  // The lowest chip a schedule declares does not change its kernels (they
+  // are compiled for the chip asked for); a tessel.target_chip does, as
+  // the chip they are compiled for, and stays in the key.
+  copy.get()->removeAttr(kMinChipAttrName);
   UnitAttr unit = UnitAttr::get(schedule.getContext());
   copy->walk([&](transform::tune::KnobOp knob) {
     knob.removeSelectedAttr();

@@ -1,5 +1,6 @@
 //===- OverlapLaunches.cpp - Programmatic dependent launch between kernels ===//
 
+#include "tessel/Transforms/Chips.h"
 #include "tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,6 +31,15 @@ struct OverlapLaunches
     // launches (a host helper, or kernels already outlined) read garbage.
     if (launches.size() < 2)
       return;
+    // The chip the entry check settled, when it did: chips before sm_90
+    // have no griddepcontrol.
+    if (auto module = getOperation()->getParentOfType<ModuleOp>())
+      if (auto chip =
+              module->getAttrOfType<StringAttr>(tessel::kChipAttrName)) {
+        std::optional<tessel::Chip> parsed = tessel::parseChip(chip);
+        if (!parsed || parsed->sm < 90)
+          return;
+      }
     OpBuilder b(&getContext());
     for (gpu::LaunchOp launch : llvm::drop_begin(launches)) {
       b.setInsertionPointToStart(&launch.getBody().front());

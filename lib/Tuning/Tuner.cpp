@@ -12,6 +12,7 @@
 #include "tessel/Pipelines/Pipelines.h"
 #include "tessel/Runtime/InputFiles.h"
 #include "tessel/Runtime/Runner.h"
+#include "tessel/Transforms/Chips.h"
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 #include "tessel/Tuning/Database.h"
@@ -225,6 +226,7 @@ private:
   TuningKey key;
   std::optional<WorkDirectory> work;
   std::string payloadText, runner, workDir, ptxas;
+  std::string chip; // options.chip, else the schedule's, else sm_90.
   std::vector<std::pair<std::string, std::string>> faults; // knob=value, kind
   std::vector<Trial> done;
   unsigned nextId = 0;
@@ -282,6 +284,17 @@ llvm::Error Tuner::setUp() {
     return fail("schedule file '" + options.schedule +
                 "' has no transform.named_sequence @" + options.entry +
                 " (entry=)");
+  // The chip: the one given, else the one the schedule's kernels are for.
+  ChipRequirement need = ChipRequirement::ofSchedule(schedule.get());
+  chip = !options.chip.empty()  ? options.chip
+         : !need.target.empty() ? need.target
+                                : std::string("sm_90");
+  if (std::string why = need.mismatch(chip); !why.empty())
+    return fail("schedule '" + options.schedule + "' " + why +
+                ": its candidates cannot be compiled for chip=" + chip +
+                (need.target.empty()
+                     ? std::string()
+                     : "; pass chip=" + need.target + " or leave chip unset"));
   llvm::Expected<SearchSpace> parsed = SearchSpace::fromSchedule(*schedule);
   if (!parsed)
     return parsed.takeError();
@@ -418,7 +431,7 @@ void Tuner::compile(Trial &trial) {
       apply.knobs.push_back(a.str());
     pm.addPass(createTesselApplySchedule(apply));
     LowerToPtxOptions target;
-    target.chip = options.chip;
+    target.chip = chip;
     target.features = options.features;
     buildLowerToPtxPipeline(pm, target);
     TesselExportKernelsOptions exportOptions;
@@ -445,9 +458,8 @@ void Tuner::checkResources(Trial &trial, llvm::StringRef dir) {
   llvm::Regex spills("([0-9]+) bytes spill stores");
   for (const std::string &path : ptxFilesIn(dir)) {
     std::string out, err, message;
-    int rc = runProcess(
-        ptxas, {"-arch=" + options.chip, "-v", path, "-o", "/dev/null"}, 120,
-        workDir, out, err, message);
+    int rc = runProcess(ptxas, {"-arch=" + chip, "-v", path, "-o", "/dev/null"},
+                        120, workDir, out, err, message);
     if (rc != 0) {
       r.status = "compile-error";
       r.error = "ptxas: " + firstLine(err.empty() ? message : err);

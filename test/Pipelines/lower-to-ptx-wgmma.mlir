@@ -5,8 +5,12 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/matmul_relu_kernel.ptx
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t/matmul_relu.launch.json
 
-// wgmma exists only on sm_90a: on sm_90 the lowering's entry check refuses
-// it, at the matmul the kernel was made from, before NVVM.
+// wgmma exists only on sm_90a: the schedule says so (tessel.target_chip),
+// and without chip= its kernels are compiled for sm_90a; with chip=sm_90
+// the lowering's entry check refuses the function, before NVVM.
+// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   --tessel-lower-to-ptx | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT: gpu.binary @matmul_relu_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90" -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SM90
@@ -103,7 +107,7 @@
 // JSON-NEXT:   }
 // JSON-NEXT: ],
 
-// SM90:      lower-to-ptx-wgmma.mlir:[[# @LINE + 6]]:9: error: 'nvgpu.warpgroup.generate.descriptor' needs sm_90a; the chip is sm_90
+// SM90:      lower-to-ptx-wgmma.mlir:[[# @LINE + 1]]:1: error: function 'matmul_relu' was scheduled with '{{.*}}matmul_relu_wgmma.mlir', whose kernels cannot be compiled for sm_90: the schedule needs sm_90a (its tessel.target_chip); pass chip=sm_90a or leave chip unset (sm_90a code runs on sm_90 GPUs such as the H100)
 func.func @matmul_relu(%A: tensor<256x256xf16>, %B: tensor<256x512xf16>,
                        %C: tensor<256x512xf16>) -> tensor<256x512xf16> {
   %zero = arith.constant 0.0 : f32

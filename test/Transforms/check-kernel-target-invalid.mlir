@@ -4,16 +4,18 @@
 //
 // RUN: tessel-opt %s --tessel-check-kernel-payload="chip=sm_75" --split-input-file --verify-diagnostics
 // The whole pipeline: the mma.sync schedule on sm_75 and sm_70, and the
-// wgmma schedule on sm_90 without the `a` features (wgmma is sm_90a's).
+// wgmma schedule on sm_90 without the `a` features (wgmma is sm_90a's), are
+// refused at the function, before any lowering, from the chips the
+// schedules declare (tessel.min_chip, tessel.target_chip).
 // RUN: not tessel-opt %S/Inputs/matmul-relu-3x7x9-f16.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir" \
 // RUN:   --tessel-lower-to-ptx=chip=sm_75 2>&1 | FileCheck %s --check-prefix=MMA75
 // RUN: not tessel-opt %S/Inputs/matmul-relu-3x7x9-f16.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir" \
 // RUN:   --tessel-lower-to-ptx=chip=sm_70 2>&1 | FileCheck %s --check-prefix=MMA70
 // RUN: not tessel-opt %S/Inputs/matmul-relu-3x7x9-f16.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   --tessel-lower-to-ptx=chip=sm_90 2>&1 | FileCheck %s --check-prefix=WGMMA90
-// MMA75: matmul-relu-3x7x9-f16.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'nvgpu.{{[a-z_.]+}}' needs sm_80 or later; the chip is sm_75
-// MMA70: error: 'nvgpu.{{[a-z_.]+}}' needs sm_{{75|80}} or later; the chip is sm_70
-// WGMMA90: error: 'nvgpu.{{[a-z_.]+}}' needs sm_90a; the chip is sm_90
+// MMA75: matmul-relu-3x7x9-f16.mlir:4:1: error: function 'matmul_relu' was scheduled with '{{.*}}matmul_relu_mma.mlir', whose kernels cannot be compiled for sm_75: the schedule needs sm_80 or later (its tessel.min_chip)
+// MMA70: matmul-relu-3x7x9-f16.mlir:4:1: error: {{.*}} cannot be compiled for sm_70: the schedule needs sm_80 or later
+// WGMMA90: matmul-relu-3x7x9-f16.mlir:4:1: error: {{.*}} cannot be compiled for sm_90: the schedule needs sm_90a (its tessel.target_chip); pass chip=sm_90a or leave chip unset
 // RUN: sed '/expected-error/d' %s > %t.mlir
 // RUN: not tessel-opt %t.mlir --split-input-file --tessel-check-kernel-payload="chip=sm_80" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NEWER

@@ -10,9 +10,12 @@ namespace tessel {
 
 /// Options of `tessel-lower-to-ptx`.
 struct LowerToPtxOptions : public mlir::PassPipelineOptions<LowerToPtxOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("Target GPU (sm_80, sm_90, sm_90a)"),
-                           llvm::cl::init("sm_90")};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("Target GPU (sm_80, sm_90, sm_90a, ...); default: the "
+                     "one the payload's schedules declare "
+                     "(tessel.target_chip), else sm_90"),
+      llvm::cl::init("")};
   Option<std::string> features{
       *this, "features",
       llvm::cl::desc("PTX features; sm_90/sm_90a need +ptx80 or higher"),

@@ -29,10 +29,11 @@ constexpr llvm::StringLiteral kScheduleAttrName = "tessel.schedule";
 mlir::DictionaryAttr recognizeWorkload(mlir::func::FuncOp func);
 
 /// The tuning-database key of a schedule library: a hash of its transform
-/// IR with every knob's options and selected value left out (and comments
-/// and locations, which the printer drops). Editing a knob's option list
-/// keeps the key, so records of the candidates that remain are reused;
-/// changing what the schedule does changes it.
+/// IR with every knob's options and selected value, and its
+/// tessel.min_chip, left out (and comments and locations, which the
+/// printer drops). Editing a knob's option list keeps the key, so records
+/// of the candidates that remain are reused; changing what the schedule
+/// does changes it.
 std::string scheduleHash(mlir::ModuleOp schedule);
 
 /// Where to report an error about a whole payload: its first function (an

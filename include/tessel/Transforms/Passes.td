@@ -85,6 +85,39 @@ def TesselApplySchedule : Pass<"tessel-apply-schedule", "::mlir::ModuleOp"> {
   ];
 }
 
+def TesselAttachNvvmTarget : Pass<"tessel-attach-nvvm-target", "::mlir::ModuleOp"> {
+  let summary = "Attach an NVVM target for the payload's chip to every GPU module";
+  let description = [{
+    Gives every `gpu.module` without a target an `#nvvm.target` for the
+    chip `tessel-check-kernel-payload` resolved (the module's `tessel.chip`
+    attribute: the `chip=` given, or the one the payload's schedules were
+    written for), else for `chip`. Unlike upstream's `nvvm-attach-target`,
+    whose chip is fixed when the pipeline is built, the chip can come from
+    the payload: `tessel-lower-to-ptx` without `chip=` compiles a wgmma
+    schedule's kernels for its `sm_90a`. The PTX version in `features` must
+    support the chip (a located error otherwise).
+
+    ```mlir
+    module attributes {tessel.chip = "sm_90a"} {
+      gpu.module @k { ... }
+    }
+    // -> gpu.module @k [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">]
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "The chip when the module records none">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "PTX features (+ptxNN)">,
+    Option<"optLevel", "O", "unsigned", /*default=*/"3",
+           "LLVM optimization level (0-3)">,
+  ];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+  ];
+}
+
 def TesselCheckKernelPayload : Pass<"tessel-check-kernel-payload", "::mlir::ModuleOp"> {
   let summary = "Check that a scheduled payload can be lowered to GPU kernels";
   let description = [{
@@ -101,9 +134,18 @@ def TesselCheckKernelPayload : Pass<"tessel-check-kernel-payload", "::mlir::Modu
     appears (it aborted in instruction selection or the PTX printer): a
     function name that is not a PTX identifier (kernels are named after
     their function), element types wider than 64 bits (`f80`, `f128`,
-    `i128`), and, given `chip`, GPU operations that chip lacks:
+    `i128`), and, given a chip, GPU operations that chip lacks:
     `cp.async` and `mma.sync` need sm_80, `ldmatrix` sm_75, wgmma, TMA
     and transaction-count mbarriers sm_90a.
+
+    The chip is `chip`, else the one the payload's schedules were written
+    for (`target_chip` in a function's `tessel.schedule` record, which
+    tessel-apply-schedule copies from the schedule's `tessel.target_chip`),
+    else `default-chip`. A function whose schedule's kernels do not run on
+    an explicit `chip` (wgmma's sm_90a code with chip=sm_90, mma.sync's
+    `tessel.min_chip` sm_80 with chip=sm_75) is refused at the function,
+    before anything is lowered. The chip is recorded as the module's
+    `tessel.chip` attribute for the later steps of `tessel-lower-to-ptx`.
 
     ```mlir
     func.func @f(%a: tensor<4x4xf32>) -> tensor<4x4xf32> { ... }
@@ -114,8 +156,11 @@ def TesselCheckKernelPayload : Pass<"tessel-check-kernel-payload", "::mlir::Modu
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "The kernels' index width (32 or 64)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
-           "The target chip (sm_XX[a]) whose operations are checked; none "
-           "when empty">,
+           "The target chip (sm_XX[a]); when empty, the one the payload's "
+           "schedules declare (tessel.target_chip), else default-chip">,
+    Option<"defaultChip", "default-chip", "std::string", /*default=*/"\"\"",
+           "The chip when neither chip= nor the payload names one; when "
+           "empty too, operations are not checked against a chip">,
   ];
 }
 
@@ -323,7 +368,9 @@ def TesselOverlapLaunches : Pass<"tessel-overlap-launches", "::mlir::func::FuncO
     kernel of a call with programmatic stream serialization. The
     predecessors do not trigger their dependents early
     (`launch_dependents`): the waiting blocks then occupy the SMs (measured
-    on an H100, docs/any-shape.md).
+    on an H100, docs/any-shape.md). When the module records a chip before
+    sm_90 (`tessel.chip`, set by `tessel-check-kernel-payload`), it does
+    nothing: those chips have no `griddepcontrol`.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",
@@ -460,8 +507,9 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
            "Warm-up budget of each measurement (ms)">,
     Option<"repeatMs", "rep-ms", "double", /*default=*/"100",
            "Timed budget of each measurement (ms)">,
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "Target GPU of the candidates (as tessel-lower-to-ptx)">,
+    Option<"chip", "chip", "std::string", /*default=*/"",
+           "Target GPU of the candidates (as tessel-lower-to-ptx; default: "
+           "the schedule's tessel.target_chip, else sm_90)">,
     Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
            "PTX features of the candidates">,
     Option<"ptxas", "ptxas", "std::string", /*default=*/"\"auto\"",

@@ -24,7 +24,7 @@ struct TuneOptions {
   int deviceOrdinal = 0;
   unsigned timeoutS = 60; // Per measurement (hangs are killed).
   double warmupMs = 20, repeatMs = 100;
-  std::string chip = "sm_90", features = "+ptx80";
+  std::string chip, features = "+ptx80"; // chip: default the schedule's.
   /// ptxas for register and spill counts: "auto" (PATH, then
   /// /usr/local/cuda/bin), "none", or a path. Candidates that spill are
   /// rejected before measurement.
