@@ -20,12 +20,13 @@ def run(capsys, *argv):
 def test_info(capsys):
     status, out, _ = run(capsys, "info")
     assert status == 0
-    assert f"tessel-opt:  {ROOT}/build/bin/tessel-opt" in out
-    assert "schedules:   " + str(ROOT / "python/tessel/schedules") in out
+    assert f"tessel-opt:  {install.tool('tessel-opt')}" in out
+    assert f"schedules:   {install.schedules_dir()}" in out
 
 
-def test_schedules_are_package_data():
+def test_schedules_are_package_data(monkeypatch):
     # In a checkout the package's schedules link to the checkout's.
+    monkeypatch.delenv("TESSEL_HOME", raising=False)
     d = install.schedules_dir()
     assert d == ROOT / "python" / "tessel" / "schedules"
     assert d.resolve() == (ROOT / "schedules").resolve()
