@@ -8,19 +8,27 @@ Compiling and tuning drive tessel-opt; running goes through Tessel's runtime
 functions that take tensors.
 """
 
+import sys as _sys
+
 from .compiler import (CompiledKernel, TesselWarning, compile_matmul_relu,
                        default_databases, default_schedule, default_schedules,
                        tune_matmul_relu, user_database)
 from .database import Database, Record
 from .errors import TesselError
-from .ops import Kernel, get_kernel, matmul_relu
+from .ops import Kernel, get_kernel, matmul_relu, register_torch_ops
 from .workload import DTYPES, matmul_relu_ir, matmul_relu_key
 
 __version__ = "0.1.0"
+
+# torch.ops.tessel.matmul_relu, for torch.compile, when PyTorch is loaded
+# already (this package does not load it itself: its tools need no torch).
+if "torch" in _sys.modules:
+    register_torch_ops()
 
 __all__ = [
     "CompiledKernel", "DTYPES", "Database", "Kernel", "Record", "TesselError",
     "TesselWarning", "compile_matmul_relu", "default_databases",
     "default_schedule", "default_schedules", "get_kernel", "matmul_relu", "matmul_relu_ir",
-    "matmul_relu_key", "tune_matmul_relu", "user_database",
+    "matmul_relu_key", "register_torch_ops", "tune_matmul_relu",
+    "user_database",
 ]

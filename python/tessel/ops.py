@@ -124,18 +124,45 @@ def get_kernel(m, n, k, dtype, device_ordinal=0, *, knobs=None,
     return kernel
 
 
-def matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
-                databases=None):
-    """relu(a @ b) for 2-D CUDA tensors a (m x k) and b (k x n) of the same
-    dtype (float16, bfloat16 or float32; f32 accumulation), computed by
-    Tessel's kernel for that shape on a's GPU, on the current stream.
+# torch.ops.tessel.matmul_relu once registered (register_torch_ops); None
+# before, False where this PyTorch has no torch.library.custom_op (< 2.4).
+_op = None
+_op_lock = threading.Lock()
 
-    out: an m x n contiguous tensor of the same dtype and device to write
-    (default: a new one). knobs/schedule/databases: see compile_matmul_relu.
-    Raises TypeError/ValueError for unsupported arguments, TesselError when
-    compiling or launching fails.
-    """
-    torch = _torch()
+
+def register_torch_ops():
+    """Registers `torch.ops.tessel.matmul_relu(a, b)` (a torch.library
+    custom op with a fake kernel, so torch.compile traces calls to it, and
+    to tessel.matmul_relu, without a graph break) and returns it; None on a
+    PyTorch without torch.library.custom_op. Importing tessel after torch
+    registers it; so does the first eager call of tessel.matmul_relu."""
+    global _op
+    with _op_lock:
+        if _op is None:
+            _op = _make_op(_torch()) or False
+    return _op or None
+
+
+def _make_op(torch):
+    library = getattr(torch, "library", None)
+    if not hasattr(library, "custom_op"):
+        return None
+
+    @library.custom_op("tessel::matmul_relu", mutates_args=())
+    def op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return _matmul_relu(a, b)
+
+    @op.register_fake
+    def _(a, b):
+        # What the eager kernel checks that shapes and dtypes can tell.
+        _check_operands(a, b, torch)
+        return a.new_empty((a.shape[0], b.shape[1]))
+
+    return op
+
+
+def _check_operands(a, b, torch):
+    """The checks of a and b that need no GPU; returns (m, n, k)."""
     _check_tensor("a", a, torch)
     _check_tensor("b", b, torch)
     if a.dtype != b.dtype:
@@ -147,6 +174,40 @@ def matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
                          "equal b's rows")
     if 0 in (m, n, k):
         raise ValueError(f"empty matmul ({m}x{n}x{k}) is not supported")
+    return m, n, k
+
+
+def matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
+                databases=None):
+    """relu(a @ b) for 2-D CUDA tensors a (m x k) and b (k x n) of the same
+    dtype (float16, bfloat16 or float32; f32 accumulation), computed by
+    Tessel's kernel for that shape on a's GPU, on the current stream.
+
+    out: an m x n contiguous tensor of the same dtype and device to write
+    (default: a new one). knobs/schedule/databases: see compile_matmul_relu.
+    Raises TypeError/ValueError for unsupported arguments, TesselError when
+    compiling or launching fails.
+
+    Without out/knobs/schedule/databases, on PyTorch 2.4 or later, the call
+    goes through torch.ops.tessel.matmul_relu, which torch.compile traces
+    into its graph.
+    """
+    if out is None and knobs is None and schedule is None and \
+            databases is None:
+        op = _op if _op is not None else register_torch_ops()
+        # Anything but two tensors gets the eager path's TypeError, not
+        # the dispatcher's schema error.
+        torch = _torch()
+        if op and isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            return op(a, b)
+    return _matmul_relu(a, b, out=out, knobs=knobs, schedule=schedule,
+                        databases=databases)
+
+
+def _matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
+                 databases=None):
+    torch = _torch()
+    m, n, k = _check_operands(a, b, torch)
     _check_contiguous("a", a)
     _check_contiguous("b", b)
     if out is not None:

@@ -115,3 +115,40 @@ print("current:", ctx.value)
                             text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "current: None"
+
+
+custom_op = pytest.mark.skipif(not hasattr(torch.library, "custom_op"),
+                               reason="torch.library.custom_op: PyTorch 2.4+")
+
+
+@custom_op
+def test_torch_op_passes_opcheck():
+    # Schema, fake (meta) kernel and eager kernel agree.
+    op = tessel.register_torch_ops()
+    assert op is not None and torch.ops.tessel.matmul_relu is not None
+    a = torch.randn(77, 40, device="cuda", dtype=torch.float16)
+    b = torch.randn(40, 96, device="cuda", dtype=torch.float16)
+    torch.library.opcheck(torch.ops.tessel.matmul_relu.default, (a, b))
+
+
+@custom_op
+@pytest.mark.parametrize("dtype", ["f16", "f32"])
+def test_torch_compile_traces_without_graph_breaks(dtype):
+    # A Linear-like block around Tessel's kernel: torch.compile keeps it in
+    # one graph (fullgraph=True fails on any break) and computes the same.
+    torch._dynamo.reset()
+
+    def block(x, w, bias):
+        return tessel.matmul_relu(x, w) * 0.5 + bias
+
+    x = torch.randn(300, 128, device="cuda", dtype=DTYPES[dtype])
+    w = torch.randn(128, 200, device="cuda", dtype=DTYPES[dtype])
+    bias = torch.randn(200, device="cuda", dtype=DTYPES[dtype])
+    explained = torch._dynamo.explain(block)(x, w, bias)
+    assert explained.graph_break_count == 0 and explained.graph_count == 1
+    compiled = torch.compile(block, fullgraph=True)
+    got = compiled(x, w, bias)
+    want = torch.relu(x.double() @ w.double()) * 0.5 + bias.double()
+    tol = 1e-2 if dtype != "f32" else 1e-5
+    err = ((got.double() - want).norm() / want.norm()).item()
+    assert err < tol, err

@@ -46,3 +46,10 @@ def test_bad_out(out, message):
 def test_valid_cpu_arguments_reach_the_device_check():
     with pytest.raises(ValueError, match="a is on cpu"):
         tessel.matmul_relu(t(4, 16), t(16, 8), out=t(4, 8))
+
+
+def test_torch_op_only_where_custom_op_exists():
+    # On PyTorch < 2.4 (Debian's 1.13) there is no op to register, and
+    # tessel.matmul_relu stays the eager function.
+    op = tessel.register_torch_ops()
+    assert (op is None) == (not hasattr(torch.library, "custom_op"))
