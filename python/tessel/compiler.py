@@ -53,17 +53,21 @@ SIMT_MISALIGNED_MAX_K = 16
 
 def default_schedules(dtype, chip="sm_90", shape=None):
     """The schedule libraries for `dtype` on a `chip` GPU, in the order
-    tessel-opt tries them: wgmma + TMA, then mma.sync, for f16/bf16 on
-    Hopper (sm_90); mma.sync elsewhere; SIMT for f32. With `shape`
-    (M, N, K), a 16-bit shape whose rows are not 16-byte aligned and whose K
-    is at most SIMT_MISALIGNED_MAX_K goes to SIMT first."""
+    tessel-opt tries them: wgmma + TMA, then mma.sync, then SIMT for
+    f16/bf16 on Hopper (sm_90); mma.sync, then SIMT elsewhere (SIMT alone
+    before sm_80, which lacks mma.sync's cp.async); SIMT for f32. With
+    `shape` (M, N, K), a 16-bit shape whose rows are not 16-byte aligned and
+    whose K is at most SIMT_MISALIGNED_MAX_K goes to SIMT first. Schedules
+    whose kernels do not run on `chip` (their tessel.target_chip or
+    tessel.min_chip) are left out."""
     names = [SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip.rstrip("a"), dtype)),
-             SCHEDULE_FOR_DTYPE[dtype]]
+             SCHEDULE_FOR_DTYPE[dtype], SCHEDULE_FOR_DTYPE["f32"]]
     if (shape and dtype in ("f16", "bf16")
             and shape[2] <= SIMT_MISALIGNED_MAX_K
             and not rows_aligned(shape[1], shape[2], dtype)):
         names.insert(0, SCHEDULE_FOR_DTYPE["f32"])
-    return [install.schedules_dir() / n for n in dict.fromkeys(names) if n]
+    paths = [install.schedules_dir() / n for n in dict.fromkeys(names) if n]
+    return [p for p in paths if not p.is_file() or runs_on(p, chip)]
 
 
 def default_schedule(dtype, chip="sm_90", shape=None):
@@ -72,6 +76,25 @@ def default_schedule(dtype, chip="sm_90", shape=None):
 
 
 _TARGET_CHIP = re.compile(r'tessel\.target_chip\s*=\s*"(sm_\w+)"')
+_MIN_CHIP = re.compile(r'tessel\.min_chip\s*=\s*"(sm_\w+)"')
+
+
+def _sm(chip):
+    m = re.fullmatch(r"sm_(\d+)a?", chip)
+    if not m:
+        raise ValueError(f"'{chip}' is not a chip name (sm_80, sm_90a, ...)")
+    return int(m.group(1))
+
+
+def runs_on(schedule, chip):
+    """Whether `schedule`'s kernels run on a `chip` GPU, by the chips it
+    declares (tessel.target_chip: that chip's family; tessel.min_chip: that
+    chip or later), as tessel-opt's apply-schedule decides."""
+    text = pathlib.Path(schedule).read_text()
+    target, least = _TARGET_CHIP.search(text), _MIN_CHIP.search(text)
+    if target and _sm(target.group(1)) != _sm(chip):
+        return False
+    return not least or _sm(chip) >= _sm(least.group(1))
 
 
 def _schedules_and_target(schedule, dtype, chip, shape=None):

@@ -124,10 +124,20 @@ def test_misaligned_rows_with_a_small_k_go_to_simt():
             f"matmul_relu_{first}.mlir", (m, n, k)
     c = tessel.compile_matmul_relu(43, 155, 3, "bf16", device=H100)
     assert c.schedule.endswith("matmul_relu_simt.mlir")
-    # sm_90a names the same GPUs as sm_90: wgmma first there too.
+    # sm_90a names the same GPUs as sm_90: wgmma first there too. SIMT
+    # serves what the tensor-core schedules cannot, and alone before sm_80.
     for chip in ("sm_90", "sm_90a"):
         assert [s.name for s in tessel.default_schedules("f16", chip)] == \
-            ["matmul_relu_wgmma.mlir", "matmul_relu_mma.mlir"], chip
+            ["matmul_relu_wgmma.mlir", "matmul_relu_mma.mlir",
+             "matmul_relu_simt.mlir"], chip
+    assert [s.name for s in tessel.default_schedules("bf16", "sm_80")] == \
+        ["matmul_relu_mma.mlir", "matmul_relu_simt.mlir"]
+    assert [s.name for s in tessel.default_schedules("f16", "sm_75")] == \
+        ["matmul_relu_simt.mlir"]
+    c = tessel.compile_matmul_relu(100, 64, 48, "f16", chip="sm_75")
+    assert c.schedule.endswith("matmul_relu_simt.mlir") and c.chip == "sm_75"
+    ptx = next(c.directory.glob("*.ptx")).read_text()
+    assert ".target sm_75" in ptx
 
 
 def test_f32_uses_the_simt_schedule():
