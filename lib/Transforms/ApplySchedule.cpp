@@ -562,13 +562,35 @@ LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
                                        ModuleOp payload, bool report,
                                        std::string &why) {
   MLIRContext *ctx = payload.getContext();
+  // A trial's diagnostics are held back: its errors only say why it could
+  // not serve; its remarks and warnings (transform.debug.emit_remark_at,
+  // a schedule's own warnings) are the user's, and are shown if it serves.
+  struct Held {
+    Location loc;
+    DiagnosticSeverity severity;
+    std::string message;
+  };
+  SmallVector<Held> held;
   std::optional<ScopedDiagnosticHandler> quiet;
   if (!report)
     quiet.emplace(ctx, [&](Diagnostic &d) {
-      if (why.empty() && d.getSeverity() == DiagnosticSeverity::Error)
-        why = d.str();
+      if (d.getSeverity() == DiagnosticSeverity::Error) {
+        if (why.empty())
+          why = d.str();
+      } else {
+        held.push_back({d.getLocation(), d.getSeverity(), d.str()});
+      }
       return success();
     });
+  auto replayHeld = [&] {
+    quiet.reset();
+    for (const Held &h : held) {
+      if (h.severity == DiagnosticSeverity::Warning)
+        emitWarning(h.loc) << h.message;
+      else if (h.severity == DiagnosticSeverity::Remark)
+        emitRemark(h.loc) << h.message;
+    }
+  };
   if (failed(selectKnobs(lib, choice.assignments)))
     return failure();
   auto entryOp = dyn_cast_or_null<transform::TransformOpInterface>(
@@ -615,6 +637,7 @@ LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
   }
   payload.getBodyRegion().takeBody(copy->getBodyRegion());
   payload->setAttrs(copy.get()->getAttrDictionary());
+  replayHeld();
   return success();
 }
 

@@ -17,6 +17,16 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+  // A third: a remark at the matmul (what a user debugging a schedule
+  // writes).
+  transform.named_sequence @remark(
+      %root: !transform.any_op {transform.readonly}) {
+    %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
+        : (!transform.any_op) -> !transform.any_op
+    transform.debug.emit_remark_at %matmul, "the matmul" : !transform.any_op
+    transform.yield
+  }
+
   // A second entry point: it leaves the payload unchanged except for a
   // marker attribute on the matmul.
   transform.named_sequence @mark(
