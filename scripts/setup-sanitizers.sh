@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${TESSEL_SAN_BUILD:-build-san}
 
-packages=(clang-22 libfuzzer-22-dev)
+# libclang-rt-22-dev holds the ASan/UBSan runtimes; clang-22 does not pull
+# it in (a fresh Debian 12 lacks it: the link failed without it).
+packages=(clang-22 libclang-rt-22-dev libfuzzer-22-dev)
 . scripts/install-packages.sh
 install_packages "${packages[@]}"
 
