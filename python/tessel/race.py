@@ -12,6 +12,9 @@ row-major, output in the input dtype, f32 accumulation):
   tessel         tessel.matmul_relu's kernel: the schedule's knobs tuned for
                  this GPU when a tuning database has them (JSON says which)
   cublas+relu    torch.relu(a @ b): cuBLAS, then an elementwise kernel
+  cublaslt       cuBLASLt's matmul with its fused ReLU epilogue
+                 (torch._addmm_activation(zero_bias, a, b)), the strongest
+                 contender in ../shared/ANCHORS.md
   triton         a Triton matmul with the ReLU fused, autotuned over 10 configs
   torch.compile  torch.compile(mode="max-autotune-no-cudagraphs") of the same
 Every output is checked against an f64 reference (relative Frobenius error
@@ -36,9 +39,10 @@ import traceback
 from . import install
 from .workload import anchor_shapes
 
-CONTENDERS = ["tessel", "cublas+relu", "triton", "torch.compile"]
+CONTENDERS = ["tessel", "cublas+relu", "cublaslt", "triton", "torch.compile"]
 TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-5}
-COLORS = {"tessel": "#d62728", "cublas+relu": "#1f77b4", "triton": "#2ca02c",
+COLORS = {"tessel": "#d62728", "cublas+relu": "#1f77b4", "cublaslt": "#17becf",
+          "triton": "#2ca02c",
           "torch.compile": "#9467bd"}
 
 
@@ -132,6 +136,10 @@ def contender_fns(name, a, b, dtype, torch, triton_run):
         return info, fn
     if name == "cublas+relu":
         return {}, lambda: torch.relu(a @ b)
+    if name == "cublaslt":
+        # ReLU in cuBLASLt's epilogue; the bias is zero (one row, broadcast).
+        zero = torch.zeros(n, dtype=a.dtype, device=a.device)
+        return {}, lambda: torch._addmm_activation(zero, a, b, use_gelu=False)
     if name == "triton":
         out = torch.empty(m, n, dtype=a.dtype, device=a.device)
         fn = lambda: triton_run(a, b, out)
