@@ -281,7 +281,7 @@ def parser():
     s.set_defaults(run=cmd_tune)
 
     s = sub.add_parser("race", add_help=False,
-                       help="race Tessel against cuBLAS, Triton and "
+                       help="race Tessel against cuBLAS, cuBLASLt, Triton and "
                        "torch.compile (tessel race --help)")
     s.add_argument("args", nargs="*", help=argparse.SUPPRESS)
     s.set_defaults(run=cmd_race)
