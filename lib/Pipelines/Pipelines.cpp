@@ -127,10 +127,10 @@ tessel::validateLowerToPtxOptions(const LowerToPtxOptions &options) {
   if (!options.chip.empty() && !minPtx)
     return "chip '" + options.chip +
            "' is not a supported NVIDIA target (sm_70 ... sm_120a)";
-  int ptx = 0;
-  for (StringRef feature : llvm::split(StringRef(options.features), ','))
-    if (feature.consume_front("+ptx") && feature.getAsInteger(10, ptx))
-      return "malformed PTX feature in '" + options.features + "'";
+  FailureOr<int> version = tessel::ptxVersion(options.features);
+  if (failed(version))
+    return "malformed PTX feature in '" + options.features + "'";
+  int ptx = *version;
   if (ptx == 0)
     return "features '" + options.features +
            "' name no PTX version (e.g. +ptx80)";

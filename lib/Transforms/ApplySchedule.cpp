@@ -286,9 +286,10 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
   }
   if (anyAccepts)
     return success();
-  // Report the first schedule's error where it happens.
+  // Report the first schedule's error where it happens: its module for a
+  // chip it does not run on, the knob for a bad value.
   Library &first = libraries->front();
-  if (StringRef(first.refusal).starts_with("its kernels do not run"))
+  if (!chip.empty() && !first.chips.mismatch(chip, /*gpu=*/true).empty())
     (void)(emitError(first.module->getLoc())
            << "schedule '" << first.path << "': " << first.refusal);
   else

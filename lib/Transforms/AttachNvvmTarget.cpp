@@ -33,14 +33,13 @@ struct AttachNvvmTarget
                             "sm_120a)";
       return signalPassFailure();
     }
-    int ptx = 0;
-    for (StringRef feature : llvm::split(StringRef(features), ','))
-      if (feature.consume_front("+ptx") && feature.getAsInteger(10, ptx)) {
-        module.emitError() << "malformed PTX feature in '" << features << "'";
-        return signalPassFailure();
-      }
-    if (ptx < *minPtx) {
-      module.emitError() << "PTX version " << ptx / 10 << "." << ptx % 10
+    FailureOr<int> ptx = tessel::ptxVersion(features);
+    if (failed(ptx)) {
+      module.emitError() << "malformed PTX feature in '" << features << "'";
+      return signalPassFailure();
+    }
+    if (*ptx < *minPtx) {
+      module.emitError() << "PTX version " << *ptx / 10 << "." << *ptx % 10
                          << " (features=" << features << ") does not support "
                          << target << ": use features=+ptx" << *minPtx
                          << " or higher";

@@ -181,12 +181,11 @@ static LogicalResult checkIntrinsic(LLVM::CallIntrinsicOp op) {
                         << "' belongs to another target than NVPTX";
 }
 
-/// The chips that have `op`, when `sm` (with the `a` suffix when `arch`)
-/// is not one of them: "sm_80 or later", "sm_90a". Empty otherwise, and
-/// for operations any chip has.
-static std::string missingOnChip(Operation *op, unsigned sm, bool arch) {
+/// The chips that have `op`, when `chip` is not one of them: "sm_80 or
+/// later", "sm_90a". Empty otherwise, and for operations any chip has.
+static std::string missingOnChip(Operation *op, tessel::Chip chip) {
   auto atLeast = [&](unsigned min) -> std::string {
-    return sm >= min ? "" : "sm_" + std::to_string(min) + " or later";
+    return chip.sm >= min ? "" : "sm_" + std::to_string(min) + " or later";
   };
   if (isa<nvgpu::DeviceAsyncCopyOp, nvgpu::DeviceAsyncCreateGroupOp,
           nvgpu::DeviceAsyncWaitOp, nvgpu::MmaSyncOp>(op))
@@ -198,7 +197,7 @@ static std::string missingOnChip(Operation *op, unsigned sm, bool arch) {
     return atLeast(90);
   // wgmma is sm_90a's alone (Blackwell has other tensor-core instructions).
   if (isa<nvgpu::WarpgroupMmaOp, nvgpu::WarpgroupGenerateDescriptorOp>(op))
-    return sm == 90 && arch ? "" : "sm_90a";
+    return chip.sm == 90 && chip.arch ? "" : "sm_90a";
   return "";
 }
 
@@ -212,10 +211,6 @@ static LogicalResult checkTarget(func::FuncOp func, StringRef chip) {
            << "' is not a PTX identifier (letters, digits, '_' and '$', not "
               "starting with a digit): its kernels are named after it";
   std::optional<tessel::Chip> parsed = tessel::parseChip(chip);
-  std::optional<unsigned> sm;
-  bool arch = parsed && parsed->arch;
-  if (parsed)
-    sm = parsed->sm;
   WalkResult result = func.walk([&](Operation *op) -> WalkResult {
     for (TypeRange types :
          {TypeRange(op->getOperandTypes()), TypeRange(op->getResultTypes())})
@@ -241,9 +236,9 @@ static LogicalResult checkTarget(func::FuncOp func, StringRef chip) {
     if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op);
         call && failed(checkIntrinsic(call)))
       return WalkResult::interrupt();
-    if (!sm)
+    if (!parsed)
       return WalkResult::advance();
-    if (std::string needs = missingOnChip(op, *sm, arch); !needs.empty()) {
+    if (std::string needs = missingOnChip(op, *parsed); !needs.empty()) {
       op->emitError() << "'" << op->getName() << "' needs " << needs
                       << "; the chip is " << chip
                       << " (choose a schedule for it, or another chip=)";

@@ -3,6 +3,7 @@
 #include "tessel/Transforms/Chips.h"
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -31,6 +32,14 @@ std::optional<int> tessel::minimumPtxVersion(llvm::StringRef chip) {
       .Cases({"sm_100", "sm_100a", "sm_101", "sm_101a"}, 86)
       .Cases({"sm_120", "sm_120a"}, 87)
       .Default(std::nullopt);
+}
+
+FailureOr<int> tessel::ptxVersion(llvm::StringRef features) {
+  int ptx = 0;
+  for (llvm::StringRef feature : llvm::split(features, ','))
+    if (feature.consume_front("+ptx") && feature.getAsInteger(10, ptx))
+      return failure();
+  return ptx;
 }
 
 static std::string stringAttr(Attribute attr) {
@@ -67,12 +76,4 @@ std::string tessel::ChipRequirement::mismatch(llvm::StringRef chip,
       return "needs " + min + " or later (its " + kMinChipAttrName.str() + ")";
   }
   return "";
-}
-
-std::string tessel::ChipRequirement::describe() const {
-  if (!target.empty())
-    return target;
-  if (!min.empty())
-    return min + " or later";
-  return "any chip";
 }

@@ -4,6 +4,7 @@
 #define TESSEL_TRANSFORMS_CHIPS_H
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Support/LogicalResult.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -23,6 +24,11 @@ std::optional<Chip> parseChip(llvm::StringRef name);
 /// The lowest PTX ISA version (x10) LLVM's NVPTX backend accepts for a chip
 /// Tessel supports (sm_70 ... sm_120a); none for any other name.
 std::optional<int> minimumPtxVersion(llvm::StringRef chip);
+
+/// The PTX ISA version (x10) that comma-separated PTX `features` name
+/// ("+ptx80" -> 80), 0 when they name none; failure when a "+ptx" feature
+/// is not followed by a number.
+mlir::FailureOr<int> ptxVersion(llvm::StringRef features);
 
 /// Schedule module attributes that say which chips a schedule's kernels run
 /// on: `tessel.target_chip` for code of exactly that chip (e.g. sm_90a,
@@ -46,15 +52,12 @@ struct ChipRequirement {
   static ChipRequirement ofSchedule(mlir::Operation *scheduleModule);
   static ChipRequirement ofRecord(mlir::DictionaryAttr record);
 
-  bool empty() const { return target.empty() && min.empty(); }
   /// Why code with this requirement cannot be compiled for the target
   /// `chip`, as a phrase ("needs sm_90a (its tessel.target_chip)"); empty
   /// when it can. With `gpu`, `chip` names a GPU instead, which runs code
   /// for its own architecture-specific target too (an sm_90 GPU runs
   /// sm_90a code).
   std::string mismatch(llvm::StringRef chip, bool gpu = false) const;
-  /// The chips it runs on, for messages: "sm_90a", "sm_80 or later".
-  std::string describe() const;
 };
 
 } // namespace tessel
