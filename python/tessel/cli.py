@@ -234,7 +234,15 @@ def cmd_race(args):
     return race.main(args.rest, prog="tessel race")
 
 
-_PASS_THROUGH = {"race": cmd_race, "lit": cmd_lit}
+# Commands that hand everything after their name to their own parsers
+# (argparse's REMAINDER would stop at the first --option): name -> (command,
+# help).
+_PASS_THROUGH = {
+    "race": (cmd_race, "race Tessel against cuBLAS, cuBLASLt, Triton and "
+             "torch.compile (tessel race --help)"),
+    "lit": (cmd_lit, "run lit on a test folder whose lit.cfg.py uses "
+            "tessel.lit (tessel lit --help)"),
+}
 
 
 def parser():
@@ -280,32 +288,22 @@ def parser():
     s.add_argument("--replay-device")
     s.set_defaults(run=cmd_tune)
 
-    s = sub.add_parser("race", add_help=False,
-                       help="race Tessel against cuBLAS, cuBLASLt, Triton and "
-                       "torch.compile (tessel race --help)")
-    s.add_argument("args", nargs="*", help=argparse.SUPPRESS)
-    s.set_defaults(run=cmd_race)
-
     s = sub.add_parser("plot", help="plot a tuning database's trials")
     s.add_argument("db", type=pathlib.Path)
     s.add_argument("--out", type=pathlib.Path, default=pathlib.Path("tuning.png"))
     s.add_argument("--workload", help="only workloads containing this text")
     s.set_defaults(run=cmd_plot)
 
-    s = sub.add_parser("lit", add_help=False,
-                       help="run lit on a test folder whose lit.cfg.py uses "
-                       "tessel.lit (tessel lit --help)")
-    s.add_argument("args", nargs="*", help=argparse.SUPPRESS)
-    s.set_defaults(run=cmd_lit)
+    # Listed for --help only: main() hands their arguments on unparsed.
+    for name, (_, text) in _PASS_THROUGH.items():
+        sub.add_parser(name, add_help=False, help=text)
     return p
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
-    # race and lit hand everything after their name to their own parsers
-    # (argparse's REMAINDER would stop at the first --option).
     if argv and argv[0] in _PASS_THROUGH:
-        return _run(_PASS_THROUGH[argv[0]],
+        return _run(_PASS_THROUGH[argv[0]][0],
                     argparse.Namespace(rest=argv[1:]))
     return _run(None, parser().parse_args(argv))
 

@@ -49,6 +49,13 @@ def _homes():
     return [(h, "beside the package") for h in _package_homes()]
 
 
+def _path_prefix():
+    """The prefix of the tessel-opt on PATH (P for P/bin/tessel-opt), or
+    None."""
+    found = shutil.which("tessel-opt")
+    return pathlib.Path(found).resolve().parents[1] if found else None
+
+
 def home():
     """The Tessel checkout, bundle or install prefix in use: $TESSEL_HOME,
     else the one this package lives in, else the prefix of the tessel-opt on
@@ -59,8 +66,7 @@ def home():
     for h in _package_homes():
         if any((h / d / "tessel-opt").is_file() for d in ("bin", "build/bin")):
             return h
-    found = shutil.which("tessel-opt")
-    return pathlib.Path(found).resolve().parents[1] if found else None
+    return _path_prefix()
 
 
 _HINT = ("set TESSEL_HOME to a Tessel checkout, bundle or install prefix, "
@@ -97,12 +103,10 @@ def capi_library():
                            "or unset it")
     candidates = [(h / d / "libTesselCAPI.so", why) for h, why in _homes()
                   for d in ("lib", "build/lib")]
-    if not _env_home():
-        found = shutil.which("tessel-opt")
-        if found:
-            prefix = pathlib.Path(found).resolve().parents[1]
-            candidates.append((prefix / "lib" / "libTesselCAPI.so",
-                               "beside the tessel-opt on PATH"))
+    prefix = None if _env_home() else _path_prefix()
+    if prefix:
+        candidates.append((prefix / "lib" / "libTesselCAPI.so",
+                           "beside the tessel-opt on PATH"))
     return _first_file(candidates, "libTesselCAPI.so")
 
 
