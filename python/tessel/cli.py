@@ -69,7 +69,10 @@ def _describe(kernel_dir, launch_file):
     if not isinstance(launch, dict):
         raise TesselError(f"'{launch_file}' is not a Tessel launch file")
     schedule = launch.get("schedule") or {}
-    knobs = schedule.get("knobs") or {}
+    knobs = (schedule.get("knobs") or {}) if isinstance(schedule, dict) else {}
+    if not isinstance(schedule, dict) or not isinstance(knobs, dict):
+        raise TesselError(f"'{launch_file}': \"schedule\" must be an object "
+                          "with an object of \"knobs\"")
     lines = [f"function:    {launch.get('function', '?')}"]
     w = launch.get("workload")
     if isinstance(w, dict) and {"kind", "m", "n", "k"} <= w.keys():

@@ -63,9 +63,18 @@ def test_show_given_knobs(capsys):
      "value 7 is not among the options of knob 'tile_m'"),
     (["show", "1", "2"], "show takes a launch file"),
     (["show", "/nonexistent/launch.json"], "cannot read launch file"),
+    (["show", "SCHEDULE-5"], '"schedule" must be an object'),
+    (["show", "KNOBS-LIST"], '"schedule" must be an object'),
     (["plot", "/nonexistent.json"], "cannot read tuning database"),
 ])
-def test_errors(capsys, argv, message):
+def test_errors(capsys, tmp_path, argv, message):
+    # Corrupt launch files, named by placeholders.
+    corrupt = {"SCHEDULE-5": '{"schedule": 5}',
+               "KNOBS-LIST": '{"schedule": {"knobs": [1, 2]}}'}
+    for i, arg in enumerate(argv):
+        if arg in corrupt:
+            argv[i] = tmp_path / "launch.json"
+            argv[i].write_text(corrupt[arg])
     status, _, err = run(capsys, *argv)
     assert status == 1
     assert err.startswith("tessel: error: ") and message in err
