@@ -11,22 +11,6 @@ using llvm::json::Array;
 using llvm::json::Object;
 using llvm::json::Value;
 
-int64_t BufferSpec::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-int64_t BufferSpec::elementBytes() const {
-  return llvm::StringSwitch<int64_t>(elementType)
-      .Cases({"f64", "i64"}, 8)
-      .Cases({"f32", "i32"}, 4)
-      .Cases({"f16", "bf16", "i16"}, 2)
-      .Case("i8", 1)
-      .Default(0);
-}
-
 std::optional<int> TensorMapSpec::swizzleCode() const {
   return llvm::StringSwitch<std::optional<int>>(swizzle)
       .Case("none", 0)
@@ -124,14 +108,8 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
   };
   if (!spec.workspaces.empty())
     result["workspaces"] = std::move(workspaces);
-  if (spec.workload) {
-    const WorkloadSpec &w = *spec.workload;
-    result["workload"] =
-        Object{{"kind", w.kind}, {"lhs", w.lhs},
-               {"rhs", w.rhs},   {"out", w.out},
-               {"m", w.m},       {"n", w.n},
-               {"k", w.k},       {"accumulator_type", w.accumulatorType}};
-  }
+  if (spec.workload)
+    result["workload"] = toJSON(*spec.workload);
   if (spec.schedule) {
     Object knobs;
     for (const auto &[name, value] : spec.schedule->knobs)
@@ -145,44 +123,6 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
 }
 
 namespace tessel {
-/// An index field (an argument's, a workspace's, a result's): llvm::json
-/// reads an `unsigned` by truncating, so 4294967296 and -8589934592 were
-/// argument #0. It is read as an integer in [0, 2^32).
-struct IndexField {
-  unsigned &index;
-};
-
-/// Reads `value` into `index`.
-static bool readIndex(const Value &value, unsigned &index,
-                      llvm::json::Path path) {
-  std::optional<int64_t> integer = value.getAsInteger();
-  if (!integer || *integer < 0 || *integer > UINT32_MAX) {
-    path.report("expected an index (an integer in [0, 2^32))");
-    return false;
-  }
-  index = static_cast<unsigned>(*integer);
-  return true;
-}
-
-static bool fromJSON(const Value &value, IndexField &field,
-                     llvm::json::Path path) {
-  return readIndex(value, field.index, path);
-}
-
-/// Maps an index field `name` of `o` into `index`.
-static bool mapIndex(llvm::json::ObjectMapper &o, llvm::StringLiteral name,
-                     unsigned &index) {
-  IndexField field{index};
-  return o.map(name, field);
-}
-
-static bool fromJSON(const Value &value, BufferSpec &spec,
-                     llvm::json::Path path) {
-  llvm::json::ObjectMapper o(value, path);
-  return o && o.map("element_type", spec.elementType) &&
-         o.map("shape", spec.shape);
-}
-
 /// Maps the buffer a parameter refers to: "argument" or "workspace".
 static bool mapBuffer(llvm::json::ObjectMapper &o, const Value &value,
                       KernelParamSpec &spec, llvm::json::Path path) {
@@ -192,8 +132,8 @@ static bool mapBuffer(llvm::json::ObjectMapper &o, const Value &value,
     path.report("expected one of \"argument\" and \"workspace\"");
     return false;
   }
-  return spec.workspace ? mapIndex(o, "workspace", spec.argument)
-                        : mapIndex(o, "argument", spec.argument);
+  return spec.workspace ? mapJsonIndex(o, "workspace", spec.argument)
+                        : mapJsonIndex(o, "argument", spec.argument);
 }
 
 static bool fromJSON(const Value &value, KernelParamSpec &spec,
@@ -252,15 +192,6 @@ static bool fromJSON(const Value &value, LaunchSpec &spec,
          o.map("params", spec.params);
 }
 
-static bool fromJSON(const Value &value, WorkloadSpec &spec,
-                     llvm::json::Path path) {
-  llvm::json::ObjectMapper o(value, path);
-  return o && o.map("kind", spec.kind) && mapIndex(o, "lhs", spec.lhs) &&
-         mapIndex(o, "rhs", spec.rhs) && mapIndex(o, "out", spec.out) &&
-         o.map("m", spec.m) && o.map("n", spec.n) && o.map("k", spec.k) &&
-         o.map("accumulator_type", spec.accumulatorType);
-}
-
 static bool fromJSON(const Value &value, ScheduleSpec &spec,
                      llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
@@ -286,7 +217,7 @@ bool tessel::fromJSON(const Value &value, HostFunctionSpec &spec,
     }
     spec.results.assign(array->size(), 0);
     for (auto [i, element] : llvm::enumerate(*array))
-      if (!readIndex(element, spec.results[i], field.index(i)))
+      if (!readJsonIndex(element, spec.results[i], field.index(i)))
         return false;
     return true;
   };
@@ -402,23 +333,9 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
                      "l2_promotion, oob_fill or interleave");
     }
   }
-  if (spec.workload) {
-    const WorkloadSpec &w = *spec.workload;
-    unsigned n = spec.arguments.size();
-    if (w.lhs >= n || w.rhs >= n || w.out >= n)
-      return error("workload refers to a missing argument");
-    if (!llvm::is_contained({"f16", "bf16", "f32", "f64"}, w.accumulatorType))
-      return error("workload has accumulator_type '" + w.accumulatorType +
-                   "'; expected f16, bf16, f32 or f64");
-    auto shapeIs = [&](unsigned arg, int64_t d0, int64_t d1) {
-      return spec.arguments[arg].shape == std::vector<int64_t>{d0, d1};
-    };
-    if (!shapeIs(w.lhs, w.m, w.k) || !shapeIs(w.rhs, w.k, w.n) ||
-        !shapeIs(w.out, w.m, w.n))
-      return error("workload shapes (m=" + llvm::Twine(w.m) +
-                   ", n=" + llvm::Twine(w.n) + ", k=" + llvm::Twine(w.k) +
-                   ") do not match the argument shapes");
-  }
+  if (spec.workload)
+    if (llvm::Error e = validateWorkload(*spec.workload, spec.arguments))
+      return error("workload " + llvm::toString(std::move(e)));
   return llvm::Error::success();
 }
 

@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Parallel.h"
 
 #include <cmath>
 #include <cstring>
@@ -102,36 +103,117 @@ void tessel::storeElement(std::vector<uint8_t> &bytes, llvm::StringRef type,
   }
 }
 
-std::vector<double> tessel::cpuMatmulRelu(const WorkloadSpec &w,
-                                          const std::vector<uint8_t> &lhs,
-                                          const std::vector<uint8_t> &rhs,
-                                          llvm::StringRef elementType) {
-  std::vector<double> a(w.m * w.k), b(w.k * w.n), c(w.m * w.n, 0.0);
-  for (int64_t i = 0; i < w.m * w.k; ++i)
-    a[i] = loadElement(lhs, elementType, i);
-  for (int64_t i = 0; i < w.k * w.n; ++i)
-    b[i] = loadElement(rhs, elementType, i);
-  for (int64_t i = 0; i < w.m; ++i)
-    for (int64_t p = 0; p < w.k; ++p) {
-      double aip = a[i * w.k + p];
-      const double *brow = &b[p * w.n];
-      double *crow = &c[i * w.n];
+namespace {
+/// Where element (b, row, col) of a contraction operand lies in its
+/// row-major buffer, in elements: A's (b, m, k), B's (b, k, n).
+struct OperandStrides {
+  int64_t batch, row, col;
+};
+} // namespace
+
+static OperandStrides lhsStrides(const WorkloadSpec &w) {
+  return w.lhsTransposed ? OperandStrides{w.m * w.k, 1, w.m}
+                         : OperandStrides{w.m * w.k, w.k, 1};
+}
+
+static OperandStrides rhsStrides(const WorkloadSpec &w) {
+  return w.rhsTransposed ? OperandStrides{w.k * w.n, 1, w.k}
+                         : OperandStrides{w.k * w.n, w.n, 1};
+}
+
+std::vector<double> tessel::cpuContraction(const WorkloadSpec &w,
+                                           const std::vector<uint8_t> &lhs,
+                                           llvm::StringRef lhsType,
+                                           const std::vector<uint8_t> &rhs,
+                                           llvm::StringRef rhsType) {
+  OperandStrides sa = lhsStrides(w), sb = rhsStrides(w);
+  std::vector<double> a(w.m * w.k), b(w.k * w.n),
+      c(w.batchCount() * w.m * w.n, 0.0);
+  for (int64_t batch = 0; batch < w.batchCount(); ++batch) {
+    // A as [m, k] and B as [k, n], whatever their layout, then the rows.
+    for (int64_t i = 0; i < w.m; ++i)
+      for (int64_t p = 0; p < w.k; ++p)
+        a[i * w.k + p] = loadElement(
+            lhs, lhsType, batch * sa.batch + i * sa.row + p * sa.col);
+    for (int64_t p = 0; p < w.k; ++p)
       for (int64_t j = 0; j < w.n; ++j)
-        crow[j] += aip * brow[j];
-    }
-  for (double &v : c)
-    v = v > 0.0 ? v : 0.0;
+        b[p * w.n + j] = loadElement(
+            rhs, rhsType, batch * sb.batch + p * sb.row + j * sb.col);
+    double *out = &c[batch * w.m * w.n];
+    for (int64_t i = 0; i < w.m; ++i)
+      for (int64_t p = 0; p < w.k; ++p) {
+        double aip = a[i * w.k + p];
+        const double *brow = &b[p * w.n];
+        double *crow = &out[i * w.n];
+        for (int64_t j = 0; j < w.n; ++j)
+          crow[j] += aip * brow[j];
+      }
+  }
   return c;
 }
 
-std::string tessel::referencePtx(llvm::StringRef elementType) {
-  // Loads one element at [%rd_ptr] into %fd_out as f64.
-  auto load = [&](const char *ptr, const char *out) -> std::string {
-    if (elementType == "f32")
+void tessel::applyEpilogue(const WorkloadSpec &w,
+                           llvm::ArrayRef<BufferSpec> arguments,
+                           llvm::ArrayRef<std::vector<uint8_t>> hostArguments,
+                           std::vector<double> &values) {
+  if (w.epilogue.empty())
+    return;
+  // Each operand's element strides along the output's dimensions
+  // ([batch..., m, n]): zero along those it is broadcast over.
+  size_t rank = w.batch.size() + 2;
+  std::vector<std::vector<int64_t>> strides;
+  for (const EpilogueOperandSpec &operand : w.operands) {
+    std::vector<int64_t> along(rank, 0);
+    int64_t stride = 1;
+    for (size_t d = operand.dims.size(); d-- > 0;) {
+      llvm::StringRef name = operand.dims[d];
+      size_t dim = name == "m"   ? rank - 2
+                   : name == "n" ? rank - 1
+                                 : std::stoul(name.drop_front().str());
+      along[dim] = stride;
+      stride *= arguments[operand.argument].shape[d];
+    }
+    strides.push_back(std::move(along));
+  }
+  std::vector<int64_t> shape = w.outShape();
+  int64_t rows = values.size() / w.n;
+  // One task per output row: an epilogue of a dozen steps over 10^8
+  // elements takes seconds on one core.
+  llvm::parallelFor(0, rows, [&](int64_t row) {
+    EpilogueEvaluator evaluate(w);
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t r = row, d = rank - 1; d-- > 0;) {
+      index[d] = r % shape[d];
+      r /= shape[d];
+    }
+    std::vector<int64_t> base(w.operands.size(), 0);
+    for (auto [i, along] : llvm::enumerate(strides))
+      for (size_t d = 0; d + 1 < rank; ++d)
+        base[i] += index[d] * along[d];
+    std::vector<double> operandValues(w.operands.size());
+    for (int64_t col = 0; col < w.n; ++col) {
+      for (auto [i, operand] : llvm::enumerate(w.operands))
+        operandValues[i] = loadElement(hostArguments[operand.argument],
+                                       arguments[operand.argument].elementType,
+                                       base[i] + col * strides[i][rank - 1]);
+      double &value = values[row * w.n + col];
+      value = evaluate(value, operandValues);
+    }
+  });
+}
+
+std::string tessel::referencePtx(llvm::StringRef lhsType,
+                                 llvm::StringRef rhsType) {
+  // Loads one element of `type` at [ptr] into the f64 register `out`.
+  auto load = [&](llvm::StringRef type, const char *ptr,
+                  const char *out) -> std::string {
+    if (type == "f64")
+      return llvm::formatv("  ld.global.f64 {1}, [{0}];\n", ptr, out);
+    if (type == "f32")
       return llvm::formatv("  ld.global.f32 %f1, [{0}];\n"
                            "  cvt.f64.f32 {1}, %f1;\n",
                            ptr, out);
-    if (elementType == "f16")
+    if (type == "f16")
       return llvm::formatv("  ld.global.b16 %h1, [{0}];\n"
                            "  cvt.f32.f16 %f1, %h1;\n"
                            "  cvt.f64.f32 {1}, %f1;\n",
@@ -143,19 +225,24 @@ std::string tessel::referencePtx(llvm::StringRef elementType) {
                          "  cvt.f64.f32 {1}, %f1;\n",
                          ptr, out);
   };
-  int bytes = elementType == "f32" ? 4 : 2;
+  auto bytes = [](llvm::StringRef type) {
+    return type == "f64" ? 8 : type == "f32" ? 4 : 2;
+  };
   return llvm::formatv(R"(.version 7.0
 .target sm_70
 .address_size 64
 
-// out[row, col] = max(sum_k A[row, k] * B[k, col], 0) in f64.
-.visible .entry tessel_reference_matmul_relu(
+// out[b, row, col] = sum_k A[b, row, k] * B[b, k, col] in f64; A and B are
+// read through element strides (batch, row, col), so either layout works.
+.visible .entry tessel_reference_contraction(
   .param .u64 pa, .param .u64 pb, .param .u64 pc,
-  .param .u32 pm, .param .u32 pn, .param .u32 pk)
+  .param .u32 pm, .param .u32 pn, .param .u32 pk, .param .u32 pbatch,
+  .param .u64 pab, .param .u64 pam, .param .u64 pak,
+  .param .u64 pbb, .param .u64 pbk, .param .u64 pbn)
 {{
   .reg .pred %p<4>;
-  .reg .b32 %r<12>;
-  .reg .b64 %rd<16>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<32>;
   .reg .f32 %f<2>;
   .reg .f64 %fd<4>;
   .reg .b16 %h<2>;
@@ -166,6 +253,13 @@ std::string tessel::referencePtx(llvm::StringRef elementType) {
   ld.param.u32 %r1, [pm];
   ld.param.u32 %r2, [pn];
   ld.param.u32 %r3, [pk];
+  ld.param.u32 %r11, [pbatch];
+  ld.param.u64 %rd20, [pab];
+  ld.param.u64 %rd21, [pam];
+  ld.param.u64 %rd22, [pak];
+  ld.param.u64 %rd23, [pbb];
+  ld.param.u64 %rd24, [pbk];
+  ld.param.u64 %rd25, [pbn];
   cvta.to.global.u64 %rd1, %rd1;
   cvta.to.global.u64 %rd2, %rd2;
   cvta.to.global.u64 %rd3, %rd3;
@@ -181,55 +275,86 @@ std::string tessel::referencePtx(llvm::StringRef elementType) {
   setp.ge.u32 %p2, %r8, %r1;
   or.pred %p3, %p1, %p2;
   @%p3 bra DONE;
-  mov.f64 %fd1, 0d0000000000000000;
-  mul.wide.u32 %rd4, %r8, %r3;
+  cvt.u64.u32 %rd10, %r8;
+  cvt.u64.u32 %rd11, %r7;
+  // Steps along k, in bytes.
+  mul.lo.u64 %rd12, %rd22, {0};
+  mul.lo.u64 %rd13, %rd24, {1};
+  mov.u32 %r12, %ctaid.z;
+BATCH:
+  setp.ge.u32 %p1, %r12, %r11;
+  @%p1 bra DONE;
+  cvt.u64.u32 %rd14, %r12;
+  // A + (b * sab + row * sam) * bytes, B + (b * sbb + col * sbn) * bytes.
+  mul.lo.u64 %rd4, %rd14, %rd20;
+  mad.lo.u64 %rd4, %rd10, %rd21, %rd4;
   mul.lo.u64 %rd4, %rd4, {0};
   add.u64 %rd5, %rd1, %rd4;
-  mul.wide.u32 %rd6, %r7, {0};
+  mul.lo.u64 %rd6, %rd14, %rd23;
+  mad.lo.u64 %rd6, %rd11, %rd25, %rd6;
+  mul.lo.u64 %rd6, %rd6, {1};
   add.u64 %rd7, %rd2, %rd6;
-  mul.wide.u32 %rd8, %r2, {0};
+  mov.f64 %fd1, 0d0000000000000000;
   mov.u32 %r9, 0;
   setp.eq.u32 %p1, %r3, 0;
   @%p1 bra STORE;
 LOOP:
-{1}{2}  fma.rn.f64 %fd1, %fd2, %fd3, %fd1;
-  add.u64 %rd5, %rd5, {0};
-  add.u64 %rd7, %rd7, %rd8;
+{2}{3}  fma.rn.f64 %fd1, %fd2, %fd3, %fd1;
+  add.u64 %rd5, %rd5, %rd12;
+  add.u64 %rd7, %rd7, %rd13;
   add.u32 %r9, %r9, 1;
   setp.lt.u32 %p1, %r9, %r3;
   @%p1 bra LOOP;
 STORE:
-  max.f64 %fd1, %fd1, 0d0000000000000000;
-  mul.wide.u32 %rd9, %r8, %r2;
-  cvt.u64.u32 %rd10, %r7;
-  add.u64 %rd9, %rd9, %rd10;
+  // out + ((b * m + row) * n + col) * 8.
+  cvt.u64.u32 %rd15, %r1;
+  cvt.u64.u32 %rd16, %r2;
+  mad.lo.u64 %rd9, %rd14, %rd15, %rd10;
+  mad.lo.u64 %rd9, %rd9, %rd16, %rd11;
   shl.b64 %rd9, %rd9, 3;
   add.u64 %rd9, %rd3, %rd9;
   st.global.f64 [%rd9], %fd1;
+  mov.u32 %r13, %nctaid.z;
+  add.u32 %r12, %r12, %r13;
+  bra BATCH;
 DONE:
   ret;
 }
 )",
-                       bytes, load("%rd5", "%fd2"), load("%rd7", "%fd3"))
+                       bytes(lhsType), bytes(rhsType),
+                       load(lhsType, "%rd5", "%fd2"),
+                       load(rhsType, "%rd7", "%fd3"))
       .str();
 }
 
-llvm::Error tessel::gpuMatmulRelu(cuda::Driver &driver, const WorkloadSpec &w,
-                                  llvm::StringRef elementType,
-                                  cuda::DevicePtr lhs, cuda::DevicePtr rhs,
-                                  cuda::DevicePtr out) {
+llvm::Error tessel::gpuContraction(cuda::Driver &driver, const WorkloadSpec &w,
+                                   llvm::StringRef lhsType,
+                                   llvm::StringRef rhsType, cuda::DevicePtr lhs,
+                                   cuda::DevicePtr rhs, cuda::DevicePtr out) {
   llvm::Expected<cuda::Module> module =
-      driver.loadModule(referencePtx(elementType));
+      driver.loadModule(referencePtx(lhsType, rhsType));
   if (!module)
     return module.takeError();
   llvm::Expected<cuda::Function> function =
-      driver.getFunction(*module, "tessel_reference_matmul_relu");
+      driver.getFunction(*module, "tessel_reference_contraction");
   if (!function)
     return function.takeError();
-  uint32_t m = w.m, n = w.n, k = w.k;
-  std::vector<void *> params = {&lhs, &rhs, &out, &m, &n, &k};
+  if (w.m > UINT32_MAX || w.n > UINT32_MAX || w.k > UINT32_MAX ||
+      w.batchCount() > UINT32_MAX)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the GPU reference indexes m, n, k and batch with 32 bits");
+  uint32_t m = w.m, n = w.n, k = w.k, batch = w.batchCount();
+  OperandStrides sa = lhsStrides(w), sb = rhsStrides(w);
+  uint64_t strides[6] = {uint64_t(sa.batch), uint64_t(sa.row),
+                         uint64_t(sa.col),   uint64_t(sb.batch),
+                         uint64_t(sb.row),   uint64_t(sb.col)};
+  std::vector<void *> params = {&lhs, &rhs, &out, &m, &n, &k, &batch};
+  for (uint64_t &stride : strides)
+    params.push_back(&stride);
   int64_t block[3] = {16, 16, 1};
-  int64_t grid[3] = {(w.n + 15) / 16, (w.m + 15) / 16, 1};
+  int64_t grid[3] = {(w.n + 15) / 16, (w.m + 15) / 16,
+                     std::min<int64_t>(batch, 65535)};
   if (llvm::Error e = driver.launch(*function, grid, block, 0, params))
     return e;
   return driver.synchronize();

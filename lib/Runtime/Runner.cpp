@@ -131,33 +131,33 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
     return std::move(e);
 
   result.reference = "none";
-  if (spec.workload && spec.workload->kind == "matmul_relu" &&
-      options.reference != "none") {
+  if (spec.workload && options.reference != "none") {
     const WorkloadSpec &w = *spec.workload;
-    const BufferSpec &in = spec.arguments[w.lhs], &out = spec.arguments[w.out];
-    if (spec.arguments[w.rhs].elementType != in.elementType)
-      return fail("matmul_relu with different lhs and rhs element types");
+    const BufferSpec &out = spec.arguments[w.out];
+    llvm::StringRef lhsType = spec.arguments[w.lhs].elementType;
+    llvm::StringRef rhsType = spec.arguments[w.rhs].elementType;
     bool cpu = options.reference == "cpu" ||
-               (options.reference == "auto" && w.m * w.n * w.k <= (1ll << 27));
+               (options.reference == "auto" && w.flops() <= 2.0 * (1 << 27));
     std::vector<double> reference;
     if (cpu) {
-      reference = cpuMatmulRelu(w, hostInputs[w.lhs], hostInputs[w.rhs],
-                                in.elementType);
+      reference = cpuContraction(w, hostInputs[w.lhs], lhsType,
+                                 hostInputs[w.rhs], rhsType);
       result.reference = "cpu-f64";
     } else {
       llvm::Expected<cuda::DevicePtr> refPtr =
-          buffers.allocate(w.m * w.n * sizeof(double));
+          buffers.allocate(out.numElements() * sizeof(double));
       if (!refPtr)
         return refPtr.takeError();
-      if (llvm::Error e = gpuMatmulRelu(driver, w, in.elementType, args[w.lhs],
-                                        args[w.rhs], *refPtr))
+      if (llvm::Error e = gpuContraction(driver, w, lhsType, rhsType,
+                                         args[w.lhs], args[w.rhs], *refPtr))
         return std::move(e);
-      reference.resize(w.m * w.n);
+      reference.resize(out.numElements());
       if (llvm::Error e = driver.copyToHost(reference.data(), *refPtr,
                                             reference.size() * sizeof(double)))
         return std::move(e);
       result.reference = "gpu-f64";
     }
+    applyEpilogue(w, spec.arguments, hostInputs, reference);
     std::vector<uint8_t> output(out.numElements() * out.elementBytes());
     if (llvm::Error e =
             driver.copyToHost(output.data(), args[w.out], output.size()))
@@ -261,9 +261,8 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
   result.medianMs = repeats % 2
                         ? times[repeats / 2]
                         : (times[repeats / 2 - 1] + times[repeats / 2]) / 2;
-  if (spec.workload && spec.workload->kind == "matmul_relu")
-    result.tflops = 2.0 * spec.workload->m * spec.workload->n *
-                    spec.workload->k / (result.medianMs * 1e-3) / 1e12;
+  if (spec.workload)
+    result.tflops = spec.workload->flops() / (result.medianMs * 1e-3) / 1e12;
   return result;
 }
 

@@ -623,8 +623,10 @@ LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
   DictionaryAttr scheduleInfo = DictionaryAttr::get(ctx, info);
   OwningOpRef<ModuleOp> copy = payload.clone();
   for (auto func : copy->getOps<func::FuncOp>()) {
-    if (DictionaryAttr workload = tessel::recognizeWorkload(func))
-      func->setAttr(tessel::kWorkloadAttrName, workload);
+    if (std::optional<tessel::WorkloadSpec> workload =
+            tessel::recognizeWorkload(func))
+      func->setAttr(tessel::kWorkloadAttrName,
+                    tessel::workloadAttr(ctx, *workload));
     func->setAttr(tessel::kScheduleAttrName, scheduleInfo);
   }
   if (failed(checkSizes(lib.module.get())) ||

@@ -1,10 +1,12 @@
 //===- LaunchMetadata.cpp - Read launch specs off lowered IR --------------===//
 
 #include "tessel/Transforms/LaunchMetadata.h"
+#include "tessel/Analysis/Contraction.h"
 #include "tessel/Transforms/Chips.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
@@ -35,66 +37,331 @@ static std::optional<unsigned> argumentIndex(func::FuncOp func, Value value) {
   return arg.getArgNumber();
 }
 
-/// True if `generic` computes max(x, 0) of its only input, possibly cast.
-static bool isRelu(linalg::GenericOp generic) {
-  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
-      generic.getNumReductionLoops() != 0)
-    return false;
-  Block &body = generic.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  Value result = yield.getOperand(0);
-  if (auto cast = result.getDefiningOp<arith::TruncFOp>())
-    result = cast.getIn();
-  auto max = result.getDefiningOp<arith::MaximumFOp>();
-  if (!max)
-    return false;
-  Value input = body.getArgument(0);
-  return (max.getLhs() == input &&
-          matchPattern(max.getRhs(), m_AnyZeroFloat())) ||
-         (max.getRhs() == input &&
-          matchPattern(max.getLhs(), m_AnyZeroFloat()));
+/// The function's arguments as buffers (a dynamic size is -1, which no
+/// workload describes).
+static std::vector<BufferSpec> argumentBuffers(func::FuncOp func) {
+  std::vector<BufferSpec> buffers;
+  for (Type type : func.getArgumentTypes()) {
+    BufferSpec buffer;
+    if (auto shaped = dyn_cast<ShapedType>(type)) {
+      buffer.elementType = typeName(shaped.getElementType());
+      if (shaped.hasRank())
+        buffer.shape = shaped.getShape().vec();
+    }
+    buffers.push_back(std::move(buffer));
+  }
+  return buffers;
 }
 
-DictionaryAttr tessel::recognizeWorkload(func::FuncOp func) {
+/// True if `generic` is an elementwise op over an output of `rank`
+/// dimensions: parallel loops, one init indexed by the identity, and an
+/// init value that the body does not read.
+static bool isElementwise(linalg::GenericOp generic, unsigned rank) {
+  if (generic.getNumDpsInits() != 1 || generic.getNumLoops() != rank ||
+      generic.getNumParallelLoops() != rank ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return false;
+  return generic.getMatchingBlockArgument(generic.getDpsInitOperand(0))
+      .use_empty();
+}
+
+namespace {
+/// Translates a chain of elementwise generics into epilogue steps.
+class EpilogueBuilder {
+public:
+  EpilogueBuilder(func::FuncOp func, const Contraction &contraction)
+      : func(func), batchRank(contraction.batch.size()) {}
+
+  /// Collects the arguments `generic` reads besides the chain's value
+  /// (`chained`): they become operands 1..P.
+  LogicalResult collectOperands(linalg::GenericOp generic, Value chained) {
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      if (input->get() == chained)
+        continue;
+      std::optional<unsigned> argument = argumentIndex(func, input->get());
+      AffineMap map = generic.getMatchingIndexingMap(input);
+      if (!argument || !map.isProjectedPermutation(false) ||
+          map.getNumResults() == 0)
+        return failure();
+      EpilogueOperandSpec operand{*argument, {}};
+      for (AffineExpr e : map.getResults())
+        operand.dims.push_back(dimName(cast<AffineDimExpr>(e).getPosition()));
+      auto same = [&](const EpilogueOperandSpec &o) {
+        return o.argument == operand.argument && o.dims == operand.dims;
+      };
+      if (!llvm::any_of(w.operands, same))
+        w.operands.push_back(std::move(operand));
+    }
+    return success();
+  }
+
+  /// Appends the steps of `generic`'s body; the chain's value becomes what
+  /// it yields.
+  LogicalResult addSteps(linalg::GenericOp generic, Value chained) {
+    llvm::DenseMap<Value, unsigned> ids;
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      BlockArgument arg = generic.getMatchingBlockArgument(input);
+      if (input->get() == chained) {
+        ids[arg] = current;
+        continue;
+      }
+      std::optional<unsigned> argument = argumentIndex(func, input->get());
+      SmallVector<std::string> dims;
+      for (AffineExpr e : generic.getMatchingIndexingMap(input).getResults())
+        dims.push_back(dimName(cast<AffineDimExpr>(e).getPosition()));
+      auto it = llvm::find_if(w.operands, [&](const EpilogueOperandSpec &o) {
+        return o.argument == *argument && llvm::equal(o.dims, dims);
+      });
+      ids[arg] = 1 + (it - w.operands.begin());
+    }
+    auto idOf = [&](Value value) -> std::optional<unsigned> {
+      if (auto it = ids.find(value); it != ids.end())
+        return it->second;
+      // A constant defined outside the body (the function's zero).
+      FloatAttr constant;
+      if (!matchPattern(value, m_Constant(&constant)))
+        return std::nullopt;
+      return ids[value] = push({"constant", {}, constant.getValueAsDouble()});
+    };
+    for (Operation &op : generic.getRegion().front().without_terminator()) {
+      if (op.getNumResults() != 1 || op.getNumRegions() != 0)
+        return failure();
+      Value result = op.getResult(0);
+      if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+        auto value = dyn_cast<FloatAttr>(constant.getValue());
+        if (!value)
+          return failure();
+        ids[result] = push({"constant", {}, value.getValueAsDouble()});
+        continue;
+      }
+      SmallVector<unsigned> args;
+      for (Value operand : op.getOperands()) {
+        std::optional<unsigned> id = idOf(operand);
+        if (!id)
+          return failure();
+        args.push_back(*id);
+      }
+      // Conversions between float types: the reference computes in f64.
+      if (isa<arith::TruncFOp, arith::ExtFOp>(op)) {
+        ids[result] = args.front();
+        continue;
+      }
+      std::string name;
+      if (auto cmp = dyn_cast<arith::CmpFOp>(op))
+        name =
+            "cmpf_" + arith::stringifyCmpFPredicate(cmp.getPredicate()).str();
+      else if (isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+        name = op.getName().stripDialect().str();
+      std::optional<unsigned> arity = epilogueArity(name);
+      if (!arity || *arity != args.size() ||
+          !(isa<FloatType>(result.getType()) || isa<arith::CmpFOp>(op)))
+        return failure();
+      ids[result] = push({name, {args.begin(), args.end()}, 0});
+    }
+    auto yield = cast<linalg::YieldOp>(generic.getRegion().front().back());
+    std::optional<unsigned> yielded = idOf(yield.getOperand(0));
+    if (!yielded)
+      return failure();
+    current = *yielded;
+    return success();
+  }
+
+  /// The epilogue whose last value is the chain's result.
+  void finish() {
+    if (current == 0) {
+      // The steps did not change the accumulator (only conversions).
+      w.epilogue.clear();
+      w.operands.clear();
+      return;
+    }
+    if (current != 1 + w.operands.size() + w.epilogue.size() - 1)
+      push({"maxnumf", {current, current}, 0}); // The value itself.
+  }
+
+  WorkloadSpec w;
+
+private:
+  std::string dimName(unsigned loop) const {
+    if (loop < batchRank)
+      return "b" + std::to_string(loop);
+    return loop == batchRank ? "m" : "n";
+  }
+  unsigned push(EpilogueStep step) {
+    w.epilogue.push_back(std::move(step));
+    return w.operands.size() + w.epilogue.size();
+  }
+
+  func::FuncOp func;
+  unsigned batchRank;
+  unsigned current = 0;
+};
+} // namespace
+
+std::optional<WorkloadSpec> tessel::recognizeWorkload(func::FuncOp func) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
-    return {};
+    return std::nullopt;
   auto ret = dyn_cast<func::ReturnOp>(func.getBody().front().getTerminator());
   if (!ret || ret.getNumOperands() != 1)
-    return {};
-  auto relu = ret.getOperand(0).getDefiningOp<linalg::GenericOp>();
-  if (!relu || !isRelu(relu))
-    return {};
-  auto matmul = relu.getDpsInputs()[0].getDefiningOp<linalg::MatmulOp>();
-  // Transposed or broadcast operands (user indexing maps) are another
-  // workload than the references compute.
-  if (!matmul ||
-      (!matmul.getIndexingMaps().empty() &&
-       !linalg::MatmulOp::isDefaultIndexingMaps(matmul.getIndexingMaps())))
-    return {};
-  auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+    return std::nullopt;
+
+  // Walk back from the result to the contraction.
+  SmallVector<linalg::GenericOp> chain;
+  SmallVector<Value> chained; // The value each generic reads from the chain.
+  Value value = ret.getOperand(0);
+  FailureOr<Contraction> contraction = failure();
+  while (Operation *def = value.getDefiningOp()) {
+    std::string why;
+    contraction = inferContraction(def, why);
+    if (succeeded(contraction))
+      break;
+    auto generic = dyn_cast<linalg::GenericOp>(def);
+    if (!generic)
+      return std::nullopt;
+    Value next;
+    for (Value input : generic.getDpsInputs()) {
+      if (argumentIndex(func, input))
+        continue;
+      if (next)
+        return std::nullopt;
+      next = input;
+    }
+    if (!next)
+      return std::nullopt;
+    chain.push_back(generic);
+    chained.push_back(next);
+    value = next;
+  }
+  if (failed(contraction) || !contraction->hasStaticShape() ||
+      contraction->op->getNumResults() != 1)
+    return std::nullopt;
+  std::reverse(chain.begin(), chain.end());
+  std::reverse(chained.begin(), chained.end());
+
+  // A zero-filled accumulator; without an epilogue it is the output.
+  auto fill = contraction->acc.getDefiningOp<linalg::FillOp>();
   if (!fill || !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
-    return {};
-  std::optional<unsigned> lhs = argumentIndex(func, matmul.getDpsInputs()[0]);
-  std::optional<unsigned> rhs = argumentIndex(func, matmul.getDpsInputs()[1]);
-  std::optional<unsigned> out = argumentIndex(func, relu.getDpsInits()[0]);
-  auto lhsType = dyn_cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
-  auto rhsType = dyn_cast<RankedTensorType>(matmul.getDpsInputs()[1].getType());
-  auto accType = dyn_cast<RankedTensorType>(matmul.getDpsInits()[0].getType());
-  if (!lhs || !rhs || !out || !lhsType || !rhsType || !accType ||
-      !lhsType.hasStaticShape() || !rhsType.hasStaticShape())
-    return {};
-  Builder b(func.getContext());
-  return b.getDictionaryAttr({
-      b.getNamedAttr("kind", b.getStringAttr("matmul_relu")),
-      b.getNamedAttr("lhs", b.getI64IntegerAttr(*lhs)),
-      b.getNamedAttr("rhs", b.getI64IntegerAttr(*rhs)),
-      b.getNamedAttr("out", b.getI64IntegerAttr(*out)),
-      b.getNamedAttr("m", b.getI64IntegerAttr(lhsType.getDimSize(0))),
-      b.getNamedAttr("n", b.getI64IntegerAttr(rhsType.getDimSize(1))),
-      b.getNamedAttr("k", b.getI64IntegerAttr(lhsType.getDimSize(1))),
-      b.getNamedAttr("accumulator_type",
-                     b.getStringAttr(typeName(accType.getElementType()))),
-  });
+    return std::nullopt;
+  Value out =
+      chain.empty() ? fill.getDpsInits()[0] : chain.back().getDpsInits()[0];
+  std::optional<unsigned> lhs = argumentIndex(func, contraction->lhs);
+  std::optional<unsigned> rhs = argumentIndex(func, contraction->rhs);
+  std::optional<unsigned> outIndex = argumentIndex(func, out);
+  if (!lhs || !rhs || !outIndex)
+    return std::nullopt;
+
+  unsigned rank = contraction->batch.size() + 2;
+  EpilogueBuilder epilogue(func, *contraction);
+  for (auto [generic, input] : llvm::zip_equal(chain, chained)) {
+    OpOperand *operand =
+        llvm::find_if(generic->getOpOperands(),
+                      [&](OpOperand &o) { return o.get() == input; });
+    if (!isElementwise(generic, rank) ||
+        !generic.getMatchingIndexingMap(operand).isIdentity() ||
+        failed(epilogue.collectOperands(generic, input)))
+      return std::nullopt;
+  }
+  for (auto [generic, input] : llvm::zip_equal(chain, chained))
+    if (failed(epilogue.addSteps(generic, input)))
+      return std::nullopt;
+  epilogue.finish();
+
+  WorkloadSpec w = std::move(epilogue.w);
+  w.lhs = *lhs;
+  w.rhs = *rhs;
+  w.out = *outIndex;
+  w.batch.assign(contraction->batch.begin(), contraction->batch.end());
+  w.m = contraction->m;
+  w.n = contraction->n;
+  w.k = contraction->k;
+  w.lhsTransposed = contraction->lhsTransposed;
+  w.rhsTransposed = contraction->rhsTransposed;
+  w.accumulatorType = typeName(contraction->accElementType);
+  // Whatever else the reference could not compute (an i8 operand, an
+  // output that is also an input) is not a workload either.
+  if (llvm::Error e = validateWorkload(w, argumentBuffers(func))) {
+    llvm::consumeError(std::move(e));
+    return std::nullopt;
+  }
+  return w;
+}
+
+/// A JSON value as an attribute: objects become dictionaries, numbers i64
+/// or f64 attributes.
+static Attribute toAttribute(MLIRContext *context,
+                             const llvm::json::Value &value) {
+  Builder b(context);
+  if (const llvm::json::Object *object = value.getAsObject()) {
+    SmallVector<NamedAttribute> fields;
+    for (const auto &[name, field] : *object)
+      fields.push_back(b.getNamedAttr(name, toAttribute(context, field)));
+    return b.getDictionaryAttr(fields);
+  }
+  if (const llvm::json::Array *array = value.getAsArray()) {
+    SmallVector<Attribute> elements;
+    for (const llvm::json::Value &element : *array)
+      elements.push_back(toAttribute(context, element));
+    return b.getArrayAttr(elements);
+  }
+  if (std::optional<bool> flag = value.getAsBoolean())
+    return b.getBoolAttr(*flag);
+  if (std::optional<int64_t> integer = value.getAsInteger())
+    return b.getI64IntegerAttr(*integer);
+  if (std::optional<double> number = value.getAsNumber())
+    return b.getF64FloatAttr(*number);
+  if (std::optional<llvm::StringRef> text = value.getAsString())
+    return b.getStringAttr(*text);
+  return b.getUnitAttr(); // null
+}
+
+/// An attribute as JSON, the inverse of toAttribute; fails with the reason
+/// on what JSON cannot hold (an i128, a type).
+static FailureOr<llvm::json::Value> toJson(Attribute attr, std::string &why) {
+  if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
+    llvm::json::Object object;
+    for (NamedAttribute field : dict) {
+      FailureOr<llvm::json::Value> value = toJson(field.getValue(), why);
+      if (failed(value)) {
+        why = "'" + field.getName().str() + "' " + why;
+        return failure();
+      }
+      object[field.getName().str()] = std::move(*value);
+    }
+    return llvm::json::Value(std::move(object));
+  }
+  if (auto array = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array elements;
+    for (Attribute element : array) {
+      FailureOr<llvm::json::Value> value = toJson(element, why);
+      if (failed(value))
+        return failure();
+      elements.push_back(std::move(*value));
+    }
+    return llvm::json::Value(std::move(elements));
+  }
+  if (auto flag = dyn_cast<BoolAttr>(attr))
+    return llvm::json::Value(flag.getValue());
+  if (auto integer = dyn_cast<IntegerAttr>(attr)) {
+    if (integer.getType().isIntOrIndex() &&
+        integer.getValue().getSignificantBits() <= 64)
+      return llvm::json::Value(integer.getValue().getSExtValue());
+    why = "= " + llvm::toString(integer.getValue(), 10, /*Signed=*/true) +
+          ", not a 64-bit integer";
+    return failure();
+  }
+  if (auto number = dyn_cast<FloatAttr>(attr))
+    return llvm::json::Value(number.getValueAsDouble());
+  if (auto text = dyn_cast<StringAttr>(attr))
+    return llvm::json::Value(text.str());
+  if (isa<UnitAttr>(attr))
+    return llvm::json::Value(nullptr);
+  why = "is neither a string, a number, an array nor a dictionary";
+  return failure();
+}
+
+DictionaryAttr tessel::workloadAttr(MLIRContext *context,
+                                    const WorkloadSpec &workload) {
+  return cast<DictionaryAttr>(toAttribute(context, toJSON(workload)));
 }
 
 std::optional<int64_t> tessel::spannedElements(ShapedType type) {
@@ -153,25 +420,18 @@ llvm::Expected<std::string> tessel::workloadKey(ModuleOp payload) {
   };
   std::string key;
   for (auto func : payload.getOps<func::FuncOp>()) {
-    DictionaryAttr w = recognizeWorkload(func);
+    std::optional<WorkloadSpec> w = recognizeWorkload(func);
     if (!w)
       continue;
     if (!key.empty())
       return fail("the payload has several functions to tune; tune one "
                   "function per module");
-    auto num = [&](StringRef n) { return w.getAs<IntegerAttr>(n).getInt(); };
-    auto typeOf = [&](StringRef n) {
-      return typeName(
-          cast<ShapedType>(func.getArgumentTypes()[num(n)]).getElementType());
-    };
-    key = llvm::formatv("matmul_relu {0}x{1}x{2} {3}->{4} acc={5}", num("m"),
-                        num("n"), num("k"), typeOf("lhs"), typeOf("out"),
-                        w.getAs<StringAttr>("accumulator_type").getValue())
-              .str();
+    key = w->key(argumentBuffers(func));
   }
   if (key.empty())
     return fail("no function of the payload computes a workload Tessel can "
-                "check (relu(A x B) on its arguments)");
+                "check (a contraction of two arguments and an elementwise "
+                "epilogue, docs/workloads.md)");
   return key;
 }
 
@@ -179,7 +439,8 @@ llvm::Expected<std::string> tessel::workloadKey(ModuleOp payload) {
 /// function, when it is malformed or does not describe the function's
 /// arguments (a hand-edited attribute was exported as is, with argument
 /// indices out of range or an i128 dimension truncated).
-static FailureOr<std::optional<WorkloadSpec>> readWorkload(func::FuncOp func) {
+static FailureOr<std::optional<WorkloadSpec>>
+readWorkload(func::FuncOp func, const std::vector<BufferSpec> &arguments) {
   Attribute attr = func->getAttr(kWorkloadAttrName);
   if (!attr)
     return std::optional<WorkloadSpec>();
@@ -187,57 +448,18 @@ static FailureOr<std::optional<WorkloadSpec>> readWorkload(func::FuncOp func) {
     return func.emitError() << "the " << kWorkloadAttrName << " attribute of '"
                             << func.getSymName() << "' " << why;
   };
-  auto dict = dyn_cast<DictionaryAttr>(attr);
-  if (!dict)
+  if (!isa<DictionaryAttr>(attr))
     return fail("must be a dictionary");
+  std::string why;
+  FailureOr<llvm::json::Value> json = toJson(attr, why);
+  if (failed(json))
+    return fail("has " + why);
   WorkloadSpec w;
-  for (auto [name, field] :
-       {std::make_pair("kind", &w.kind),
-        std::make_pair("accumulator_type", &w.accumulatorType)}) {
-    auto value = dict.getAs<StringAttr>(name);
-    if (!value)
-      return fail(Twine("needs a string '") + name + "'");
-    *field = value.str();
-  }
-  if (w.kind != "matmul_relu")
-    return fail("has kind '" + w.kind + "'; Tessel knows 'matmul_relu'");
-  if (!llvm::is_contained({"f16", "bf16", "f32", "f64"}, w.accumulatorType))
-    return fail("has accumulator_type '" + w.accumulatorType +
-                "'; expected f16, bf16, f32 or f64");
-  int64_t values[6];
-  const char *names[6] = {"m", "n", "k", "lhs", "rhs", "out"};
-  for (auto [name, value] : llvm::zip_equal(names, values)) {
-    auto integer = dict.getAs<IntegerAttr>(name);
-    if (!integer || !integer.getType().isIntOrIndex())
-      return fail(Twine("needs an integer '") + name + "'");
-    if (integer.getValue().getSignificantBits() > 64 ||
-        integer.getValue().getSExtValue() < 0)
-      return fail(Twine("has '") + name + "' = " +
-                  llvm::toString(integer.getValue(), 10, /*Signed=*/true) +
-                  ", not an integer in [0, 2^63)");
-    value = integer.getValue().getSExtValue();
-  }
-  auto [m, n, k, lhs, rhs, out] = values;
-  if (m == 0 || n == 0 || k == 0)
-    return fail("has an empty dimension (m, n and k must be positive)");
-  int64_t args = func.getNumArguments();
-  std::pair<int64_t, std::array<int64_t, 2>> operands[] = {
-      {lhs, {m, k}}, {rhs, {k, n}}, {out, {m, n}}};
-  for (auto [index, shape] : operands) {
-    if (index >= args)
-      return fail("names argument #" + Twine(index) + ", but '" +
-                  func.getSymName() + "' has " + Twine(args));
-    auto type = dyn_cast<MemRefType>(func.getArgumentTypes()[index]);
-    if (!type || type.getShape() != ArrayRef<int64_t>(shape))
-      return fail("describes argument #" + Twine(index) + " as " +
-                  Twine(shape[0]) + "x" + Twine(shape[1]) +
-                  ", but it has type " +
-                  llvm::formatv("{0}", func.getArgumentTypes()[index]).str());
-  }
-  if (out == lhs || out == rhs)
-    return fail("names the output among the inputs");
-  w.m = m, w.n = n, w.k = k;
-  w.lhs = lhs, w.rhs = rhs, w.out = out;
+  llvm::json::Path::Root root(kWorkloadAttrName);
+  if (!fromJSON(*json, w, root))
+    return fail("is malformed: " + llvm::toString(root.getError()));
+  if (llvm::Error e = validateWorkload(w, arguments))
+    return fail(llvm::toString(std::move(e)));
   return std::optional<WorkloadSpec>(w);
 }
 
@@ -363,10 +585,6 @@ static LogicalResult readSizes(gpu::LaunchFuncOp launch, StringRef what,
 FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
   HostFunctionSpec spec;
   spec.name = func.getSymName().str();
-  FailureOr<std::optional<WorkloadSpec>> workload = readWorkload(func);
-  if (failed(workload))
-    return failure();
-  spec.workload = *workload;
   spec.schedule = readSchedule(func);
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto memref = dyn_cast<MemRefType>(type);
@@ -377,6 +595,11 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
     spec.arguments.push_back(
         {typeName(memref.getElementType()), memref.getShape().vec()});
   }
+  FailureOr<std::optional<WorkloadSpec>> workload =
+      readWorkload(func, spec.arguments);
+  if (failed(workload))
+    return failure();
+  spec.workload = *workload;
   for (Block &block : func.getBody()) {
     auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
     if (!ret)

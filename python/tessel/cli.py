@@ -76,8 +76,20 @@ def _describe(kernel_dir, launch_file):
     lines = [f"function:    {launch.get('function', '?')}"]
     w = launch.get("workload")
     if isinstance(w, dict) and {"kind", "m", "n", "k"} <= w.keys():
-        lines.append(f"workload:    {w['kind']} {w['m']}x{w['n']}x{w['k']}, "
-                     f"accumulator {w.get('accumulator_type', '?')}")
+        batch = "".join(f"{b}x" for b in w.get("batch") or [])
+        layout = (f"A[{'k,m' if w.get('lhs_transposed') else 'm,k'}] "
+                  f"B[{'n,k' if w.get('rhs_transposed') else 'k,n'}]")
+        lines.append(f"workload:    {w['kind']} {batch}{w['m']}x{w['n']}x{w['k']}"
+                     f", {layout}, accumulator {w.get('accumulator_type', '?')}")
+        steps = w.get("epilogue") or []
+        if w["kind"] == "matmul_relu":  # a launch file of Tessel <= 0.1
+            steps = ["constant 0", "maximumf 0 1"]
+        operands = w.get("epilogue_operands") or []
+        lines.append("epilogue:    " + ("; ".join(map(str, steps)) or "(none)")
+                     + "".join(f"; value {i + 1} = argument "
+                               f"{o.get('argument')}[{','.join(o.get('dims', []))}]"
+                               for i, o in enumerate(operands)
+                               if isinstance(o, dict)))
     lines += [
         f"schedule:    {schedule.get('path', '(none recorded)')}",
         "knobs:       " + (" ".join(f"{k}={v}" for k, v in knobs.items())

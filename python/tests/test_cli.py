@@ -43,7 +43,9 @@ def test_compile_json_and_show(capsys, tmp_path):
     assert (tmp_path / "k" / "matmul_relu_kernel.ptx").is_file()
     status, out, _ = run(capsys, "show", tmp_path / "k")
     assert status == 0
-    assert "workload:    matmul_relu 100x60x20" in out
+    assert ("workload:    contraction 100x60x20, A[m,k] B[k,n], accumulator f32"
+            in out)
+    assert "epilogue:    constant 0; maximumf 0 1" in out
     knobs = " ".join(f"{k}={v}" for k, v in info["knobs"].items())
     assert f"knobs:       {knobs}" in out
     assert "knob source: rule" in out

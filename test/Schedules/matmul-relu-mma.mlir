@@ -10,7 +10,7 @@
 // output type run on the accumulator registers after the loop.
 
 // CHECK-LABEL: func.func @matmul_relu
-// CHECK-SAME:    tessel.workload = {accumulator_type = "f32", k = 256 : i64, kind = "matmul_relu", lhs = 0 : i64, m = 256 : i64, n = 512 : i64
+// CHECK-SAME:    tessel.workload = {accumulator_type = "f32", epilogue = ["constant 0", "maximumf 0 1"], k = 256 : i64, kind = "contraction", lhs = 0 : i64, m = 256 : i64, n = 512 : i64
 // CHECK:         gpu.launch blocks({{[^)]+}}) in ({{[^=]+}} = %c4{{[_0-9]*}}, {{[^=]+}} = %c2{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
 // CHECK-SAME:      threads({{[^)]+}}) in ({{[^=]+}} = %c128{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
 // CHECK:           arith.minui

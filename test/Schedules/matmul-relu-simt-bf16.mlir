@@ -7,7 +7,7 @@
 
 // CHECK-LABEL: func.func @matmul_relu
 // CHECK-SAME:    (%[[A:.+]]: memref<64x16xbf16>, %[[B:.+]]: memref<16x256xbf16>, %[[C:.+]]: memref<64x256xbf16>) -> memref<64x256xbf16>
-// CHECK-SAME:    tessel.workload = {accumulator_type = "f32", k = 16 : i64, kind = "matmul_relu", lhs = 0 : i64, m = 64 : i64, n = 256 : i64, out = 2 : i64, rhs = 1 : i64}
+// CHECK-SAME:    tessel.workload = {accumulator_type = "f32", epilogue = ["constant 0", "maximumf 0 1"], k = 16 : i64, kind = "contraction", lhs = 0 : i64, m = 64 : i64, n = 256 : i64, out = 2 : i64, rhs = 1 : i64}
 // CHECK-DAG:     %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<4x8xf32>
 // CHECK-DAG:     %[[C1:.+]] = arith.constant 1 : index
 // CHECK-DAG:     %[[C2:.+]] = arith.constant 2 : index

@@ -14,7 +14,7 @@
 // CHECK-DAG:   #[[$COL:.+]] = affine_map<(d0, d1) -> (d0 * 128 + d1 * 8)>
 // CHECK-LABEL: func.func @matmul_relu
 // CHECK-SAME:    (%[[A:.+]]: memref<128x32xf32>, %[[B:.+]]: memref<32x512xf32>, %[[C:.+]]: memref<128x512xf32>) -> memref<128x512xf32>
-// CHECK-SAME:    tessel.workload = {accumulator_type = "f32", k = 32 : i64, kind = "matmul_relu", lhs = 0 : i64, m = 128 : i64, n = 512 : i64, out = 2 : i64, rhs = 1 : i64}
+// CHECK-SAME:    tessel.workload = {accumulator_type = "f32", epilogue = ["constant 0", "maximumf 0 1"], k = 32 : i64, kind = "contraction", lhs = 0 : i64, m = 128 : i64, n = 512 : i64, out = 2 : i64, rhs = 1 : i64}
 // CHECK-DAG:     %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<4x8xf32>
 // CHECK-DAG:     %[[C0:.+]] = arith.constant 0 : index
 // CHECK-DAG:     %[[C1:.+]] = arith.constant 1 : index

@@ -18,7 +18,7 @@
 
 // CHECK-LABEL: func.func @matmul_relu(
 // CHECK-SAME:    %[[A:[a-z0-9_]+]]: memref<256x256xf16>, %[[B:[a-z0-9_]+]]: memref<256x512xf16>, %[[C:[a-z0-9_]+]]: memref<256x512xf16>)
-// CHECK-SAME:    tessel.workload = {accumulator_type = "f32", k = 256 : i64, kind = "matmul_relu", lhs = 0 : i64, m = 256 : i64, n = 512 : i64
+// CHECK-SAME:    tessel.workload = {accumulator_type = "f32", epilogue = ["constant 0", "maximumf 0 1"], k = 256 : i64, kind = "contraction", lhs = 0 : i64, m = 256 : i64, n = 512 : i64
 // CHECK:         %[[CASTA:[a-z0-9_]+]] = memref.cast %[[A]] : memref<256x256xf16> to memref<*xf16>
 // CHECK:         %[[DESCA:[a-z0-9_]+]] = nvgpu.tma.create.descriptor %[[CASTA]] box[%c128{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xf16> -> <tensor = memref<128x64xf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
 // CHECK:         %[[CASTB:[a-z0-9_]+]] = memref.cast %[[B]] : memref<256x512xf16> to memref<*xf16>

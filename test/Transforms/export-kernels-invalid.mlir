@@ -179,9 +179,9 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
-  // expected-error@below {{the tessel.workload attribute of 'missing' needs a string 'accumulator_type'}}
+  // expected-error@below {{the tessel.workload attribute of 'missing' is malformed: missing value at tessel.workload.rhs}}
   func.func @missing(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
-      attributes {tessel.workload = {kind = "matmul_relu", lhs = 0 : i64}} {
+      attributes {tessel.workload = {kind = "contraction", lhs = 0 : i64}} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%c : memref<2x4xf32>)
@@ -193,7 +193,7 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
-  // expected-error@below {{the tessel.workload attribute of 'kind' has kind 'conv'; Tessel knows 'matmul_relu'}}
+  // expected-error@below {{the tessel.workload attribute of 'kind' has kind 'conv'; Tessel knows 'contraction'}}
   func.func @kind(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
       attributes {tessel.workload = {accumulator_type = "f32", kind = "conv", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
     %c1 = arith.constant 1 : index
@@ -209,7 +209,7 @@ module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
   // expected-error@below {{the tessel.workload attribute of 'accumulator' has accumulator_type 'banana'; expected f16, bf16, f32 or f64}}
   func.func @accumulator(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
-      attributes {tessel.workload = {accumulator_type = "banana", kind = "matmul_relu", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
+      attributes {tessel.workload = {accumulator_type = "banana", kind = "contraction", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%c : memref<2x4xf32>)
@@ -221,9 +221,9 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
-  // expected-error@below {{the tessel.workload attribute of 'out_of_range' names argument #7, but 'out_of_range' has 3}}
+  // expected-error@below {{the tessel.workload attribute of 'out_of_range' names argument #7, but there are 3}}
   func.func @out_of_range(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
-      attributes {tessel.workload = {accumulator_type = "f32", kind = "matmul_relu", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 7 : i64}} {
+      attributes {tessel.workload = {accumulator_type = "f32", kind = "contraction", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 7 : i64}} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%c : memref<2x4xf32>)
@@ -235,9 +235,9 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
-  // expected-error@below {{the tessel.workload attribute of 'wide' has 'm' = 36893488147419103234, not an integer in [0, 2^63)}}
+  // expected-error@below {{the tessel.workload attribute of 'wide' has 'm' = 36893488147419103234, not a 64-bit integer}}
   func.func @wide(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
-      attributes {tessel.workload = {accumulator_type = "f32", kind = "matmul_relu", m = 36893488147419103234 : i128, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
+      attributes {tessel.workload = {accumulator_type = "f32", kind = "contraction", m = 36893488147419103234 : i128, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%c : memref<2x4xf32>)
@@ -249,9 +249,9 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
-  // expected-error@below {{the tessel.workload attribute of 'shape' describes argument #1 as 3x5, but it has type memref<3x4xf32>}}
+  // expected-error@below {{the tessel.workload attribute of 'shape' describes B (argument #1) as 3x5, but it is 3x4 (m=2, n=5, k=3, A[m,k] B[k,n])}}
   func.func @shape(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
-      attributes {tessel.workload = {accumulator_type = "f32", kind = "matmul_relu", m = 2 : i64, n = 5 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
+      attributes {tessel.workload = {accumulator_type = "f32", kind = "contraction", m = 2 : i64, n = 5 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%c : memref<2x4xf32>)
@@ -263,12 +263,70 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
-  // expected-error@below {{the tessel.workload attribute of 'aliased' names the output among the inputs}}
+  // expected-error@below {{the tessel.workload attribute of 'aliased' names the output among its inputs}}
   func.func @aliased(%a: memref<2x2xf32>, %b: memref<2x2xf32>, %c: memref<2x2xf32>)
-      attributes {tessel.workload = {accumulator_type = "f32", kind = "matmul_relu", m = 2 : i64, n = 2 : i64, k = 2 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 0 : i64}} {
+      attributes {tessel.workload = {accumulator_type = "f32", kind = "contraction", m = 2 : i64, n = 2 : i64, k = 2 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 0 : i64}} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%c : memref<2x2xf32>)
+    return
+  }
+}
+
+// -----
+
+// The epilogue: steps the reference knows, reading values defined before
+// them, and operands indexed by the output's dimensions.
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'unknown_step' is malformed: expected an epilogue step: an op the reference knows with its operands' value numbers ("addf 0 1"), or "constant <number>" at tessel.workload.epilogue[0]}}
+  func.func @unknown_step(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
+      attributes {tessel.workload = {accumulator_type = "f32", epilogue = ["sin 0"], kind = "contraction", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'later_value' epilogue step 'addf 0 2' reads value 2 before it is defined}}
+  func.func @later_value(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
+      attributes {tessel.workload = {accumulator_type = "f32", epilogue = ["addf 0 2"], kind = "contraction", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 2 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'bias_dims' has epilogue operand #0 with dims [k]; expected distinct names among m and n}}
+  func.func @bias_dims(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %bias: memref<3xf32>, %c: memref<2x4xf32>)
+      attributes {tessel.workload = {accumulator_type = "f32", epilogue = ["addf 0 1"], epilogue_operands = [{argument = 2 : i64, dims = ["k"]}], kind = "contraction", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 3 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x4xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  // expected-error@below {{the tessel.workload attribute of 'bias_shape' describes epilogue operand #0 (argument #2) as 4, but it is 3 (m=2, n=4, k=3, A[m,k] B[k,n])}}
+  func.func @bias_shape(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %bias: memref<3xf32>, %c: memref<2x4xf32>)
+      attributes {tessel.workload = {accumulator_type = "f32", epilogue = ["addf 0 1"], epilogue_operands = [{argument = 2 : i64, dims = ["n"]}], kind = "contraction", m = 2 : i64, n = 4 : i64, k = 3 : i64, lhs = 0 : i64, rhs = 1 : i64, out = 3 : i64}} {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<2x4xf32>)
     return
   }
 }

@@ -93,8 +93,12 @@
 // JSON-NEXT:   },
 // JSON-NEXT:   "workload": {
 // JSON-NEXT:     "accumulator_type": "f32",
+// JSON-NEXT:     "epilogue": [
+// JSON-NEXT:       "constant 0",
+// JSON-NEXT:       "maximumf 0 1"
+// JSON-NEXT:     ],
 // JSON-NEXT:     "k": 1024,
-// JSON-NEXT:     "kind": "matmul_relu",
+// JSON-NEXT:     "kind": "contraction",
 // JSON-NEXT:     "lhs": 0,
 // JSON-NEXT:     "m": 256,
 // JSON-NEXT:     "n": 1024,
@@ -266,8 +270,12 @@
 // WORKLOAD:      "results": [],
 // WORKLOAD-NEXT: "workload": {
 // WORKLOAD-NEXT:   "accumulator_type": "f32",
+// WORKLOAD-NEXT:   "epilogue": [
+// WORKLOAD-NEXT:     "constant 0",
+// WORKLOAD-NEXT:     "maximumf 0 1"
+// WORKLOAD-NEXT:   ],
 // WORKLOAD-NEXT:   "k": 3,
-// WORKLOAD-NEXT:   "kind": "matmul_relu",
+// WORKLOAD-NEXT:   "kind": "contraction",
 // WORKLOAD-NEXT:   "lhs": 0,
 // WORKLOAD-NEXT:   "m": 2,
 // WORKLOAD-NEXT:   "n": 4,
@@ -298,7 +306,7 @@ module attributes {gpu.container_module} {
     return %b, %a : memref<8xi32>, memref<16x4xf32>
   }
   func.func @with_workload(%a: memref<2x3xf32>, %b: memref<3x4xf32>, %c: memref<2x4xf32>)
-      attributes {tessel.workload = {accumulator_type = "f32", k = 3 : i64, kind = "matmul_relu",
+      attributes {tessel.workload = {accumulator_type = "f32", epilogue = ["constant 0", "maximumf 0 1"], k = 3 : i64, kind = "contraction",
                                      lhs = 0 : i64, m = 2 : i64, n = 4 : i64, out = 2 : i64, rhs = 1 : i64}} {
     %c1 = arith.constant 1 : index
     gpu.launch_func @kernels::@second blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)

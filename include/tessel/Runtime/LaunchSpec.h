@@ -10,6 +10,8 @@
 #ifndef TESSEL_RUNTIME_LAUNCHSPEC_H
 #define TESSEL_RUNTIME_LAUNCHSPEC_H
 
+#include "tessel/Runtime/Workload.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -21,16 +23,6 @@
 #include <vector>
 
 namespace tessel {
-
-/// One host-function argument: a statically shaped, row-major buffer.
-struct BufferSpec {
-  std::string elementType; // "f32", "f16", "bf16", "i32", ...
-  std::vector<int64_t> shape;
-
-  int64_t numElements() const;
-  /// Size of one element in bytes, 0 for an unknown element type.
-  int64_t elementBytes() const;
-};
 
 /// How a TMA tensor map tiles a buffer (the fields of
 /// cuTensorMapEncodeTiled that are not the buffer itself).
@@ -85,15 +77,6 @@ struct LaunchSpec {
   std::vector<KernelParamSpec> params;
 };
 
-/// What the function computes, when Tessel recognized it; runtimes use it
-/// to pick a reference to check the output against.
-struct WorkloadSpec {
-  std::string kind; // "matmul_relu": out = relu(lhs x rhs)
-  unsigned lhs = 0, rhs = 1, out = 2;
-  int64_t m = 0, n = 0, k = 0;
-  std::string accumulatorType; // "f32"
-};
-
 /// Which schedule, with which knob values, produced the kernels.
 struct ScheduleSpec {
   std::string path; // The schedule library as given to tessel-apply-schedule.
@@ -114,6 +97,8 @@ struct HostFunctionSpec {
   /// The i-th result is argument `results[i]`, written in place.
   std::vector<unsigned> results;
   std::vector<LaunchSpec> launches;
+  /// What the function computes, when Tessel recognized it; runtimes
+  /// check the output against its reference.
   std::optional<WorkloadSpec> workload;
   std::optional<ScheduleSpec> schedule;
 };

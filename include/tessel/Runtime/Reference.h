@@ -17,21 +17,33 @@ double loadElement(const std::vector<uint8_t> &bytes, llvm::StringRef type,
 void storeElement(std::vector<uint8_t> &bytes, llvm::StringRef type,
                   int64_t index, double value);
 
-/// relu(lhs x rhs) in double precision on the CPU, row-major.
-std::vector<double> cpuMatmulRelu(const WorkloadSpec &w,
-                                  const std::vector<uint8_t> &lhs,
-                                  const std::vector<uint8_t> &rhs,
-                                  llvm::StringRef elementType);
+/// The contraction's accumulator, sum_k A * B in f64 on the CPU, for every
+/// output element ([batch..., m, n] row-major), from host copies of A and B
+/// in their storage types; the epilogue is left to applyEpilogue.
+std::vector<double> cpuContraction(const WorkloadSpec &w,
+                                   const std::vector<uint8_t> &lhs,
+                                   llvm::StringRef lhsType,
+                                   const std::vector<uint8_t> &rhs,
+                                   llvm::StringRef rhsType);
 
-/// relu(lhs x rhs) with f64 accumulation by a deliberately naive GPU kernel
-/// (one thread per output, hand-written PTX independent of Tessel's
-/// compiler), written to `out` (M*N doubles).
-llvm::Error gpuMatmulRelu(cuda::Driver &driver, const WorkloadSpec &w,
-                          llvm::StringRef elementType, cuda::DevicePtr lhs,
-                          cuda::DevicePtr rhs, cuda::DevicePtr out);
+/// The same with f64 accumulation by a deliberately naive GPU kernel (one
+/// thread per output, hand-written PTX independent of Tessel's compiler),
+/// written to `out` (batch * M * N doubles).
+llvm::Error gpuContraction(cuda::Driver &driver, const WorkloadSpec &w,
+                           llvm::StringRef lhsType, llvm::StringRef rhsType,
+                           cuda::DevicePtr lhs, cuda::DevicePtr rhs,
+                           cuda::DevicePtr out);
 
-/// The PTX of that kernel for one input element type, for inspection.
-std::string referencePtx(llvm::StringRef elementType);
+/// Applies the workload's epilogue to `values` (the accumulator of every
+/// output element) in place, in f64, reading the epilogue operands from
+/// their host copies (`hostArguments[i]` holds argument i).
+void applyEpilogue(const WorkloadSpec &w, llvm::ArrayRef<BufferSpec> arguments,
+                   llvm::ArrayRef<std::vector<uint8_t>> hostArguments,
+                   std::vector<double> &values);
+
+/// The PTX of the GPU reference kernel for A's and B's element types, for
+/// inspection.
+std::string referencePtx(llvm::StringRef lhsType, llvm::StringRef rhsType);
 
 } // namespace tessel
 

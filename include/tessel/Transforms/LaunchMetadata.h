@@ -23,10 +23,20 @@ constexpr llvm::StringLiteral kWorkloadAttrName = "tessel.workload";
 /// {path = "...", hash = "0x...", knobs = {name = value, ...}}.
 constexpr llvm::StringLiteral kScheduleAttrName = "tessel.schedule";
 
-/// Recognizes `out = relu(lhs x rhs)` on function arguments (fill, matmul,
-/// elementwise max with zero, optional cast) and returns its description as
-/// a dictionary attribute, or null when `func` is something else.
-mlir::DictionaryAttr recognizeWorkload(mlir::func::FuncOp func);
+/// What `func` computes, when it is a workload Tessel can check: a
+/// contraction of two of its arguments (tessel::inferContraction: either
+/// layout of each, batch dimensions) into a zero-filled accumulator,
+/// followed by a chain of elementwise linalg.generics whose other inputs
+/// are arguments read through some of the output's dimensions and whose
+/// bodies use only the arith and math ops the reference evaluates; the last
+/// one (or the contraction itself) writes an argument, which the function
+/// returns. Nullopt for anything else.
+std::optional<WorkloadSpec> recognizeWorkload(mlir::func::FuncOp func);
+
+/// The workload as the function attribute tessel.workload: its launch-file
+/// JSON as a dictionary.
+mlir::DictionaryAttr workloadAttr(mlir::MLIRContext *context,
+                                  const WorkloadSpec &workload);
 
 /// The tuning-database key of a schedule library: a hash of its transform
 /// IR with every knob's options and selected value, and its
@@ -40,9 +50,9 @@ std::string scheduleHash(mlir::ModuleOp schedule);
 /// implicit module has no useful location of its own).
 mlir::Location payloadLocation(mlir::ModuleOp payload);
 
-/// "matmul_relu 4096x4096x4096 f16->f16 acc=f32": the tuning-database key
-/// of the payload's one recognized function. Fails when there is none or
-/// several.
+/// "matmul_relu 4096x4096x4096 f16->f16 acc=f32" (WorkloadSpec::key): the
+/// tuning-database key of the payload's one recognized function. Fails when
+/// there is none or several.
 llvm::Expected<std::string> workloadKey(mlir::ModuleOp payload);
 
 /// Collects the launches of a host function lowered by tessel-lower-to-ptx
