@@ -16,6 +16,7 @@
 #   tar xf tessel-bundle.tar.xz && tessel/bin/tessel-opt --version
 #   PYTHONPATH=$PWD/tessel/python python3 -c 'import tessel'   # finds the rest
 # The wrappers in tessel/bin set LD_LIBRARY_PATH to tessel/lib themselves.
+# XZ_LEVEL=9e makes a smaller archive, slowly (the device tool carries 64 MiB).
 set -euo pipefail
 
 with_tests=0
@@ -97,5 +98,5 @@ PYTHONPATH="$here" exec python3 -c 'import lit.main; lit.main.main()' "$@" "$wor
 RUN
   chmod +x "$stage/tessel/run-tests.sh"
 fi
-tar -C "$stage" -cf - tessel | xz -T0 -6 > "$out"
+tar -C "$stage" -cf - tessel | xz -T0 "-${XZ_LEVEL:-6}" > "$out"
 echo "bundle: $out ($(du -h "$out" | cut -f1)); libraries:" $(ls "$stage/tessel/lib")

@@ -64,6 +64,7 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   gpuPm.addPass(memref::createFoldMemRefAliasOpsPass());
   gpuPm.addPass(tessel::createTesselLowerBf16MmaSync());
   gpuPm.addPass(tessel::createTesselLowerVectors());
+  gpuPm.addPass(tessel::createTesselLowerMath());
   tessel::TesselSetVectorAlignmentOptions alignment;
   alignment.pointerAlignment = options.pointerAlignment;
   gpuPm.addPass(tessel::createTesselSetVectorAlignment(alignment));
@@ -89,6 +90,11 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
     lowerNvgpu();
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
+  // Canonicalization folds the element-wise inserts that lowered an n-D
+  // vector (a transposed operand's column, vector<4x1xf32>) back into a
+  // vector.shape_cast, which the NVVM conversion cannot lower: lower it
+  // again.
+  gpuPm.addPass(tessel::createTesselLowerVectors());
 
   // Step 4. Attach the NVVM target (the chip settled in step 1, PTX
   // features, opt level).

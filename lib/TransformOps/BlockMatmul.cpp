@@ -26,25 +26,44 @@ static bool isVectorizableScalarOp(Operation &op) {
          llvm::all_of(op.getResultTypes(), isScalar);
 }
 
-/// Checks that `generic` is `out = f(acc)` elementwise: identity maps,
-/// parallel loops, one input, and a body of lane-wise scalar ops that does
-/// not read the output.
+/// Checks that `generic` is `out = f(acc, inputs...)` elementwise: the
+/// accumulator and the output indexed by the identity, further inputs
+/// (bias, residual) by some of the output's dimensions, parallel loops, and
+/// a body of lane-wise scalar ops that does not read the output.
 static LogicalResult checkEpilogue(linalg::GenericOp generic, Value acc,
                                    std::string &why) {
-  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
-      generic.getDpsInputOperand(0)->get() != acc) {
-    why = "the accumulator's consumer must be a linalg.generic with the "
-          "accumulator as its only input and one output";
+  OpOperand *accOperand = nullptr;
+  for (OpOperand *input : generic.getDpsInputOperands())
+    if (input->get() == acc)
+      accOperand = accOperand ? nullptr : input;
+  if (!accOperand || generic.getNumDpsInits() != 1) {
+    why = "the accumulator's consumer must be a linalg.generic that reads "
+          "the accumulator once and has one output";
     return failure();
   }
   if (generic.getNumParallelLoops() != generic.getNumLoops() ||
-      !llvm::all_of(generic.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); })) {
-    why = "the epilogue must be elementwise (identity maps, parallel loops)";
+      generic.getNumLoops() != 2 ||
+      !generic.getMatchingIndexingMap(accOperand).isIdentity() ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity()) {
+    why = "the epilogue must be elementwise (parallel loops, the "
+          "accumulator and the output indexed by the identity)";
     return failure();
   }
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (input != accOperand &&
+        (!isa<MemRefType>(input->get().getType()) ||
+         !map.isProjectedPermutation(/*allowZeroInResults=*/false) ||
+         map.getNumResults() == 0)) {
+      why = "an epilogue input besides the accumulator must be a buffer "
+            "indexed by the rows, the columns or both (a bias, a residual)";
+      return failure();
+    }
+  }
   Block &body = generic.getRegion().front();
-  if (!body.getArgument(1).use_empty()) {
+  if (!generic.getMatchingBlockArgument(generic.getDpsInitOperand(0))
+           .use_empty()) {
     why = "the epilogue must not read its output";
     return failure();
   }
@@ -194,15 +213,60 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
   return DiagnosedSilenceableFailure::success();
 }
 
+/// Reads `width` elements of the epilogue input `input` for the
+/// accumulator elements (row, col) .. (row, col + width - 1): a vector
+/// along the columns when the input has them (masked past its end), else
+/// one element broadcast. Rows are clamped to the input's last.
+static Value readEpilogueInput(OpBuilder &b, Location loc,
+                               linalg::GenericOp epilogue, OpOperand *input,
+                               int64_t width, Value row, Value col) {
+  Value source = input->get();
+  auto type = cast<MemRefType>(source.getType());
+  AffineMap map = epilogue.getMatchingIndexingMap(input);
+  auto clamp = [&](Value index, int64_t dim) -> Value {
+    Value size = memref::DimOp::create(b, loc, source, dim);
+    Value last = arith::SubIOp::create(
+        b, loc, size, arith::ConstantIndexOp::create(b, loc, 1));
+    return arith::MinSIOp::create(b, loc, index, last);
+  };
+  SmallVector<Value> indices;
+  std::optional<int64_t> colDim;
+  for (auto [dim, e] : llvm::enumerate(map.getResults())) {
+    bool isCol = cast<AffineDimExpr>(e).getPosition() == 1;
+    if (isCol)
+      colDim = dim;
+    indices.push_back(isCol ? col : clamp(row, dim));
+  }
+  auto vecType = VectorType::get({width}, type.getElementType());
+  if (!colDim) {
+    Value element = memref::LoadOp::create(b, loc, source, indices);
+    return vector::BroadcastOp::create(b, loc, vecType, element);
+  }
+  // The columns run along input dimension colDim.
+  AffineMap permutation =
+      AffineMap::get(type.getRank(), 0, b.getAffineDimExpr(*colDim));
+  Value padding =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+  return vector::TransferReadOp::create(
+      b, loc, vecType, source, indices, AffineMapAttr::get(permutation),
+      padding, /*mask=*/Value(), b.getBoolArrayAttr({false}));
+}
+
 Value tessel::applyEpilogue(OpBuilder &b, Location loc, const BlockMatmul &bm,
-                            Value values) {
+                            Value values, Value row, Value col) {
   if (!bm.epilogue)
     return values;
   int64_t width = cast<VectorType>(values.getType()).getNumElements();
   linalg::GenericOp epilogue = bm.epilogue;
-  Block &body = epilogue.getRegion().front();
   IRMapping map;
-  map.map(body.getArgument(0), values);
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    BlockArgument arg = epilogue.getMatchingBlockArgument(input);
+    map.map(arg,
+            input->get() == bm.acc
+                ? values
+                : readEpilogueInput(b, loc, epilogue, input, width, row, col));
+  }
+  Block &body = epilogue.getRegion().front();
   auto lift = [&](Value v) -> Value {
     if (Value mapped = map.lookupOrNull(v))
       return mapped;

@@ -53,9 +53,14 @@ matchBlockMatmul(mlir::transform::TransformOpInterface transformOp,
                  BlockMatmul &bm);
 
 /// Applies the epilogue's scalar body lane-wise to `values` (a vector of
-/// accumulator values); returns `values` when there is no epilogue.
+/// the accumulator's elements at (row, col) .. (row, col + width - 1) of
+/// the block tile); returns `values` when there is no epilogue. Further
+/// epilogue inputs (a bias over columns or rows, a full-size residual) are
+/// read there, with the columns past the tile's valid part masked and rows
+/// clamped to it, so a partial tile reads nothing out of bounds.
 mlir::Value applyEpilogue(mlir::OpBuilder &b, mlir::Location loc,
-                          const BlockMatmul &bm, mlir::Value values);
+                          const BlockMatmul &bm, mlir::Value values,
+                          mlir::Value row, mlir::Value col);
 
 /// Erases the contraction, its fill, its epilogue and a temporary
 /// accumulator once a rewrite has replaced them.

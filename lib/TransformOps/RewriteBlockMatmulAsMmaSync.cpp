@@ -239,7 +239,7 @@ void MmaSyncEmitter::emitEpilogue(ValueRange accs) {
                                                ArrayRef<int64_t>{half});
         Value row = add(addC(warpRow, mi * kMmaM + 8 * half), groupRow);
         Value col = add(addC(warpCol, ni * kMmaN), groupCol);
-        Value value = applyEpilogue(b, loc, bm, pair);
+        Value value = applyEpilogue(b, loc, bm, pair, row, col);
         if (c.stageOutput || full) {
           vector::StoreOp::create(b, loc, value, staged, ValueRange{row, col});
           continue;

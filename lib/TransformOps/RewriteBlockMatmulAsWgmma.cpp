@@ -591,7 +591,7 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
                validRows, validCols, [&](Value row, Value col, Value valid) {
                  Value v = vector::LoadOp::create(b, loc, vecType, staged,
                                                   ValueRange{row, col});
-                 storeValid(applyEpilogue(b, loc, bm, v), bm.out,
+                 storeValid(applyEpilogue(b, loc, bm, v, row, col), bm.out,
                             ValueRange{row, col}, valid);
                });
 }

@@ -254,6 +254,32 @@ def TesselExternDynamicSharedMemory : Pass<"tessel-extern-dynamic-shared-memory"
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TesselLowerMath : Pass<"tessel-lower-math"> {
+  let summary = "Lower math ops without libdevice";
+  let description = [{
+    The NVVM conversion turns most `math` ops into calls to CUDA's libdevice
+    (`__nv_tanhf`), which serialization links only when it finds a CUDA
+    toolkit: without one the PTX names an extern function the driver cannot
+    resolve. This pass makes kernels independent of that: `exp2`, `powf`
+    and `rsqrt` are expanded, 16-bit math is computed in f32, `tanh`, `erf`,
+    `exp`, `expm1` and the logarithms become polynomial approximations (f32
+    accuracy), and `absf`, `copysign`, `floor`, `ceil` and `fma` exact
+    arith (or `vector.fma`) forms. Any other math op (`sqrt`, `sin`, ...)
+    and `arith.remf` is an error at its location.
+
+    ```mlir
+    %t = math.tanh %x : vector<4xf32>
+    // becomes clamps, FMAs and a division on vector<4xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def TesselLowerTensorMapParams : Pass<"tessel-lower-tensor-map-params", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Pass TMA tensor maps to kernels as __grid_constant__ parameters";
   let description = [{

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Device session for issue 17 (Linear layers): the GPU lit tests, then
+# bench/linear_epilogues.py check and race on the kernels prepared here
+# (bench/linear_epilogues.py prepare .bundle/lk). Everything lands in OUT.
+#
+#   bench/linear_session.sh OUT [lit] [check] [race]   (default: all)
+set -uo pipefail
+out=$1; shift
+steps=" ${*:-lit check race} "
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+if [ ! -x /tmp/tessel/tessel/bin/tessel-opt ]; then
+  mkdir -p /tmp/tessel && tar -xJf "$here/.bundle/tessel-bundle.tar.xz" -C /tmp/tessel
+fi
+B=/tmp/tessel/tessel
+export TESSEL_HOME=$B PYTHONPATH=$B/python TESSEL_CACHE=/tmp/tessel-cache PYTHONUNBUFFERED=1
+{
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'
+  if [[ $steps == *" lit "* ]]; then
+    echo "== GPU lit tests"
+    $B/run-tests.sh -v --filter 'gpu' 2>&1 | tail -30
+  fi
+  if [[ $steps == *" check "* ]]; then
+    echo "== check"
+    python3 "$here/bench/linear_epilogues.py" check "$here/.bundle/lk" "$out/check.json"
+  fi
+  if [[ $steps == *" race "* ]]; then
+    echo "== race"
+    python3 "$here/bench/linear_epilogues.py" race "$here/.bundle/lk" "$out/race.json"
+  fi
+} 2>&1 | tee "$out/session.log"

@@ -1,0 +1,186 @@
+//===- LowerMath.cpp - Math ops to code that needs no libdevice -----------===//
+
+#include "tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace tessel {
+#define GEN_PASS_DEF_TESSELLOWERMATH
+#include "tessel/Transforms/Passes.h.inc"
+} // namespace tessel
+
+using namespace mlir;
+
+namespace {
+struct LowerMath : tessel::impl::TesselLowerMathBase<LowerMath> {
+  void runOnOperation() override;
+};
+} // namespace
+
+/// The math ops upstream approximates by polynomials in f32, by operation
+/// name ("math.tanh").
+static bool isApproximated(StringRef name) {
+  return name.consume_front("math.") &&
+         llvm::is_contained(
+             {"tanh", "erf", "erfc", "exp", "expm1", "log", "log1p", "log2"},
+             name);
+}
+
+/// The math ops rewritten into arith ops below, exactly. The NVVM
+/// conversion takes their LLVM intrinsics for illegal (it wants libdevice).
+static bool hasArithForm(Operation *op) {
+  return isa<math::AbsFOp, math::CopySignOp, math::FloorOp, math::CeilOp,
+             math::FmaOp>(op);
+}
+
+namespace {
+/// Builds arith ops on scalars or vectors of `type`'s shape.
+struct ArithBuilder {
+  PatternRewriter &b;
+  Location loc;
+  Type type; // The float type or vector of floats.
+
+  Type shaped(Type element) const {
+    if (auto vector = dyn_cast<VectorType>(type))
+      return vector.clone(element);
+    return element;
+  }
+  Value constant(double value) const {
+    Type element = getElementTypeOrSelf(type);
+    Attribute attr = b.getFloatAttr(element, value);
+    if (auto vector = dyn_cast<VectorType>(type))
+      attr = DenseElementsAttr::get(vector, attr);
+    return arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr));
+  }
+  Value bits(Value v) const {
+    auto width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+    return arith::BitcastOp::create(b, loc, shaped(b.getIntegerType(width)), v);
+  }
+  Value intConstant(APInt value) const {
+    Type element = b.getIntegerType(value.getBitWidth());
+    Attribute attr = b.getIntegerAttr(element, value);
+    if (auto vector = dyn_cast<VectorType>(type))
+      attr = DenseElementsAttr::get(vector.clone(element), attr);
+    return arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr));
+  }
+  /// floor(x), exactly: values of magnitude 2^(mantissa bits) or more (and
+  /// NaN, infinities) are integers already; the others go through an
+  /// integer conversion and step down where it rounded up.
+  Value floor(Value x) const {
+    auto element = cast<FloatType>(getElementTypeOrSelf(type));
+    Value big = constant(std::ldexp(1.0, element.getFPMantissaWidth() - 1));
+    Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                        math::AbsFOp::create(b, loc, x), big);
+    Type intType = shaped(b.getIntegerType(64));
+    Value t = arith::SIToFPOp::create(
+        b, loc, type, arith::FPToSIOp::create(b, loc, intType, x));
+    Value over = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, t, x);
+    Value down = arith::SelectOp::create(
+        b, loc, over, arith::SubFOp::create(b, loc, t, constant(1.0)), t);
+    return arith::SelectOp::create(b, loc, small, down, x);
+  }
+};
+
+/// math.absf, math.copysign, math.floor, math.ceil and math.fma in arith
+/// (fma as vector.fma, which lowers to the fused instruction).
+struct LowerToArith : RewritePattern {
+  LowerToArith(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasArithForm(op))
+      return failure();
+    Location loc = op->getLoc();
+    Type type = op->getResult(0).getType();
+    ArithBuilder ab{rewriter, loc, type};
+    Value x = op->getOperand(0), result;
+    unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+    APInt sign = APInt::getSignMask(width);
+    if (isa<math::AbsFOp>(op)) {
+      Value magnitude = arith::AndIOp::create(rewriter, loc, ab.bits(x),
+                                              ab.intConstant(~sign));
+      result = arith::BitcastOp::create(rewriter, loc, type, magnitude);
+    } else if (isa<math::CopySignOp>(op)) {
+      Value magnitude = arith::AndIOp::create(rewriter, loc, ab.bits(x),
+                                              ab.intConstant(~sign));
+      Value signBit = arith::AndIOp::create(
+          rewriter, loc, ab.bits(op->getOperand(1)), ab.intConstant(sign));
+      result = arith::BitcastOp::create(
+          rewriter, loc, type,
+          arith::OrIOp::create(rewriter, loc, magnitude, signBit));
+    } else if (isa<math::FloorOp>(op)) {
+      result = ab.floor(x);
+    } else if (isa<math::CeilOp>(op)) {
+      result = arith::NegFOp::create(
+          rewriter, loc, ab.floor(arith::NegFOp::create(rewriter, loc, x)));
+    } else {
+      auto vector = dyn_cast<VectorType>(type);
+      if (!vector) {
+        // vector.fma on one lane: the fused instruction for a scalar.
+        auto one = VectorType::get({1}, type);
+        auto lane = [&](Value v) {
+          return vector::BroadcastOp::create(rewriter, loc, one, v);
+        };
+        Value fma = vector::FMAOp::create(rewriter, loc, lane(x),
+                                          lane(op->getOperand(1)),
+                                          lane(op->getOperand(2)));
+        result = vector::ExtractOp::create(rewriter, loc, fma, 0);
+      } else {
+        result = vector::FMAOp::create(rewriter, loc, x, op->getOperand(1),
+                                       op->getOperand(2));
+      }
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+} // namespace
+
+void LowerMath::runOnOperation() {
+  Operation *root = getOperation();
+  MLIRContext *ctx = &getContext();
+
+  // Step 1. Expand what is defined through other math ops, compute 16-bit
+  // math in f32, and approximate the transcendental functions.
+  {
+    RewritePatternSet patterns(ctx);
+    math::populateExpansionPatterns(patterns, {"exp2", "powf", "rsqrt"});
+    populateMathF32ExpansionPatterns(
+        patterns, [](StringRef name) { return isApproximated(name); });
+    populateMathPolynomialApproximationPatterns(patterns, isApproximated);
+    if (failed(applyPatternsGreedily(root, std::move(patterns))))
+      return signalPassFailure();
+  }
+
+  // Step 2. What has an exact arith form becomes it (the approximations
+  // above use floor and absf).
+  {
+    RewritePatternSet patterns(ctx);
+    patterns.add<LowerToArith>(ctx);
+    if (failed(applyPatternsGreedily(root, std::move(patterns))))
+      return signalPassFailure();
+  }
+
+  // Step 3. Anything else the NVVM conversion would turn into a libdevice
+  // call is an error here, where the user can see which op it is.
+  WalkResult unsupported = root->walk([&](Operation *op) {
+    if (isa<math::MathDialect>(op->getDialect()) || isa<arith::RemFOp>(op)) {
+      op->emitError() << "'" << op->getName()
+                      << "' has no lowering in Tessel's GPU pipeline (it "
+                         "would need CUDA's libdevice); epilogues may use "
+                         "tanh, erf, exp, expm1, exp2, log, log1p, log2, "
+                         "powf, absf, floor, ceil, copysign, fma and arith "
+                         "ops";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (unsupported.wasInterrupted())
+    return signalPassFailure();
+}
