@@ -63,8 +63,10 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(memref::createFoldMemRefAliasOpsPass());
   gpuPm.addPass(tessel::createTesselLowerBf16MmaSync());
-  gpuPm.addPass(tessel::createTesselLowerVectors());
+  // Math first: its approximations are n-D vector code when the epilogue
+  // is, which tessel-lower-vectors then takes down to 1-D.
   gpuPm.addPass(tessel::createTesselLowerMath());
+  gpuPm.addPass(tessel::createTesselLowerVectors());
   tessel::TesselSetVectorAlignmentOptions alignment;
   alignment.pointerAlignment = options.pointerAlignment;
   gpuPm.addPass(tessel::createTesselSetVectorAlignment(alignment));

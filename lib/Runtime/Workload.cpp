@@ -364,37 +364,19 @@ std::string WorkloadSpec::layoutName() const {
          (rhsTransposed ? "[n,k]" : "[k,n]");
 }
 
-std::string
-WorkloadSpec::epilogueExpression(llvm::ArrayRef<BufferSpec> arguments) const {
-  std::vector<std::string> values = {"x"};
-  for (auto [i, operand] : llvm::enumerate(operands)) {
-    std::string type = operand.argument < arguments.size()
-                           ? ":" + arguments[operand.argument].elementType
-                           : "";
-    values.push_back("p" + std::to_string(i) + type + "[" +
-                     llvm::join(operand.dims, ",") + "]");
-  }
-  for (const EpilogueStep &step : epilogue) {
-    if (step.op == "constant") {
-      values.push_back(shortest(step.constant));
-      continue;
-    }
-    std::string text = step.op + "(";
-    for (auto [i, arg] : llvm::enumerate(step.args))
-      text += (i ? "," : "") + (arg < values.size() ? values[arg] : "?");
-    values.push_back(text + ")");
-  }
-  return values.back();
-}
-
 std::string WorkloadSpec::key(llvm::ArrayRef<BufferSpec> arguments) const {
   auto typeOf = [&](unsigned arg) {
     return arg < arguments.size() ? arguments[arg].elementType
                                   : std::string("?");
   };
-  std::string expression = epilogueExpression(arguments);
-  bool plain = batch.empty() && !lhsTransposed && !rhsTransposed;
-  bool relu = expression == "maximumf(x,0)" || expression == "maximumf(0,x)";
+  std::vector<std::string> steps;
+  for (const EpilogueStep &step : epilogue)
+    steps.push_back(step.str());
+  bool plain = batch.empty() && !lhsTransposed && !rhsTransposed &&
+               typeOf(rhs) == typeOf(lhs);
+  bool relu = operands.empty() && steps.size() == 2 &&
+              steps[0] == "constant 0" &&
+              (steps[1] == "maximumf 0 1" || steps[1] == "maximumf 1 0");
   std::string key =
       llvm::formatv("{0} {1}x{2}x{3} {4}->{5} acc={6}",
                     plain && relu ? "matmul_relu" : "matmul", m, n, k,
@@ -402,20 +384,31 @@ std::string WorkloadSpec::key(llvm::ArrayRef<BufferSpec> arguments) const {
           .str();
   if (plain && relu)
     return key;
+  auto joined = [](auto &&range, llvm::StringRef separator) {
+    return llvm::join(
+        llvm::map_range(range,
+                        [](auto v) { return llvm::formatv("{0}", v).str(); }),
+        separator);
+  };
   if (typeOf(rhs) != typeOf(lhs))
     key += " rhs=" + typeOf(rhs);
   if (!batch.empty())
-    key += " batch=" +
-           llvm::join(llvm::map_range(
-                          batch, [](int64_t b) { return std::to_string(b); }),
-                      "x");
+    key += " batch=" + joined(batch, "x");
   if (lhsTransposed || rhsTransposed) {
     std::string layout = layoutName();
     std::replace(layout.begin(), layout.end(), ' ', ',');
     key += " layout=" + layout;
   }
-  if (expression != "x")
-    key += " epilogue=" + expression;
+  if (!operands.empty())
+    key += " operands=" +
+           joined(llvm::map_range(operands,
+                                  [&](const EpilogueOperandSpec &o) {
+                                    return typeOf(o.argument) + "[" +
+                                           llvm::join(o.dims, ",") + "]";
+                                  }),
+                  ",");
+  if (!steps.empty())
+    key += " epilogue=" + llvm::join(steps, ";");
   return key;
 }
 

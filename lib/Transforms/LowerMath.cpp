@@ -38,6 +38,17 @@ static bool hasArithForm(Operation *op) {
              math::FmaOp>(op);
 }
 
+/// The multi-index of `linear` in row-major `shape`.
+static SmallVector<int64_t> delinearize(int64_t linear,
+                                        ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = linear % shape[d];
+    linear /= shape[d];
+  }
+  return index;
+}
+
 namespace {
 /// Builds arith ops on scalars or vectors of `type`'s shape.
 struct ArithBuilder {
@@ -132,8 +143,27 @@ struct LowerToArith : RewritePattern {
                                           lane(op->getOperand(2)));
         result = vector::ExtractOp::create(rewriter, loc, fma, 0);
       } else {
-        result = vector::FMAOp::create(rewriter, loc, x, op->getOperand(1),
-                                       op->getOperand(2));
+        // Row by row (the NVVM conversion takes 1-D vector.fma only).
+        ArrayRef<int64_t> shape = vector.getShape();
+        auto row = VectorType::get(shape.back(), vector.getElementType());
+        result = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getZeroAttr(vector));
+        int64_t rows = vector.getNumElements() / shape.back();
+        for (int64_t r = 0; r < rows; ++r) {
+          SmallVector<int64_t> index = delinearize(r, shape.drop_back());
+          auto part = [&](Value v) -> Value {
+            return vector.getRank() == 1
+                       ? v
+                       : vector::ExtractOp::create(rewriter, loc, v, index);
+          };
+          Value fma = vector::FMAOp::create(rewriter, loc, part(x),
+                                            part(op->getOperand(1)),
+                                            part(op->getOperand(2)));
+          result =
+              vector.getRank() == 1
+                  ? fma
+                  : vector::InsertOp::create(rewriter, loc, fma, result, index);
+        }
       }
     }
     rewriter.replaceOp(op, result);

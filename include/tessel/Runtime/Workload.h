@@ -93,15 +93,12 @@ struct WorkloadSpec {
 
   /// "A[m,k] B[n,k]": the operands' layout (batch dimensions left out).
   std::string layoutName() const;
-  /// The epilogue as one expression over `x` (the accumulator) and `p<i>`
-  /// (operand i, with its element type and dimensions, from `arguments`):
-  /// "maximumf(addf(x,p0:f16[n]),0)"; "x" when there is none.
-  std::string epilogueExpression(llvm::ArrayRef<BufferSpec> arguments) const;
   /// The tuning-database key: "matmul_relu 4096x4096x4096 f16->f16
   /// acc=f32" for relu(A x B) in the plain layout, as records have always
-  /// been keyed; otherwise "matmul MxNxK in->out acc=T" followed by
-  /// "batch=BxB", "layout=A[k,m],B[n,k]" and "epilogue=..." where they
-  /// differ from a plain matmul.
+  /// been keyed; otherwise "matmul MxNxK in->out acc=T" followed, where
+  /// they differ from a plain matmul, by "rhs=T", "batch=BxB",
+  /// "layout=A[k,m],B[n,k]", "operands=f16[n]" (the epilogue operands'
+  /// types and dimensions) and "epilogue=addf 0 1;constant 0;maximumf 2 3".
   std::string key(llvm::ArrayRef<BufferSpec> arguments) const;
 };
 
