@@ -166,11 +166,8 @@ void tessel::applyEpilogue(const WorkloadSpec &w,
     std::vector<int64_t> along(rank, 0);
     int64_t stride = 1;
     for (size_t d = operand.dims.size(); d-- > 0;) {
-      llvm::StringRef name = operand.dims[d];
-      size_t dim = name == "m"   ? rank - 2
-                   : name == "n" ? rank - 1
-                                 : std::stoul(name.drop_front().str());
-      along[dim] = stride;
+      // Validated: every name is an output dimension.
+      along[*w.outputDim(operand.dims[d])] = stride;
       stride *= arguments[operand.argument].shape[d];
     }
     strides.push_back(std::move(along));

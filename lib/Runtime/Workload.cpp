@@ -6,7 +6,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <charconv>
 #include <cmath>
@@ -41,22 +40,6 @@ int64_t BufferSpec::elementBytes() const {
 static constexpr llvm::StringLiteral kPredicates[] = {
     "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
     "ueq", "ugt", "uge", "ult", "ule", "une", "uno"};
-
-std::optional<unsigned> tessel::epilogueArity(llvm::StringRef op) {
-  if (op.consume_front("cmpf_"))
-    return llvm::is_contained(kPredicates, op) ? std::optional<unsigned>(2)
-                                               : std::nullopt;
-  return llvm::StringSwitch<std::optional<unsigned>>(op)
-      .Case("constant", 0)
-      .Cases({"negf", "absf", "exp", "exp2", "expm1", "log", "log1p", "log2",
-              "erf", "tanh", "sqrt", "rsqrt", "floor", "ceil"},
-             1)
-      .Cases({"addf", "subf", "mulf", "divf", "remf", "maximumf", "minimumf",
-              "maxnumf", "minnumf", "powf", "copysign"},
-             2)
-      .Cases({"select", "fma"}, 3)
-      .Default(std::nullopt);
-}
 
 /// The shortest decimal text that reads back as `value` ("0.5", "-0", "1e-05").
 static std::string shortest(double value) {
@@ -105,7 +88,7 @@ llvm::Expected<EpilogueStep> EpilogueStep::parse(llvm::StringRef text) {
 }
 
 namespace {
-/// The ops the evaluator knows, in one table with their names.
+/// What the evaluator switches on.
 enum Code {
   Constant,
   NegF,
@@ -137,41 +120,52 @@ enum Code {
   Fma,
   CmpF, // + predicate index
 };
+
+/// An op the epilogue knows: its name in steps, code and operand count.
+struct OpInfo {
+  llvm::StringLiteral name;
+  Code code;
+  unsigned arity;
+};
 } // namespace
 
-static int codeOf(llvm::StringRef op) {
-  if (op.consume_front("cmpf_"))
-    return CmpF + (llvm::find(kPredicates, op) - std::begin(kPredicates));
-  return llvm::StringSwitch<int>(op)
-      .Case("constant", Constant)
-      .Case("negf", NegF)
-      .Case("absf", AbsF)
-      .Case("exp", Exp)
-      .Case("exp2", Exp2)
-      .Case("expm1", ExpM1)
-      .Case("log", Log)
-      .Case("log1p", Log1p)
-      .Case("log2", Log2)
-      .Case("erf", Erf)
-      .Case("tanh", Tanh)
-      .Case("sqrt", Sqrt)
-      .Case("rsqrt", Rsqrt)
-      .Case("floor", Floor)
-      .Case("ceil", Ceil)
-      .Case("addf", AddF)
-      .Case("subf", SubF)
-      .Case("mulf", MulF)
-      .Case("divf", DivF)
-      .Case("remf", RemF)
-      .Case("maximumf", MaximumF)
-      .Case("minimumf", MinimumF)
-      .Case("maxnumf", MaxNumF)
-      .Case("minnumf", MinNumF)
-      .Case("powf", PowF)
-      .Case("copysign", CopySign)
-      .Case("select", Select)
-      .Case("fma", Fma)
-      .Default(-1);
+/// Every op but cmpf, whose predicates are kPredicates.
+static constexpr OpInfo kOps[] = {
+    {"constant", Constant, 0}, {"negf", NegF, 1},
+    {"absf", AbsF, 1},         {"exp", Exp, 1},
+    {"exp2", Exp2, 1},         {"expm1", ExpM1, 1},
+    {"log", Log, 1},           {"log1p", Log1p, 1},
+    {"log2", Log2, 1},         {"erf", Erf, 1},
+    {"tanh", Tanh, 1},         {"sqrt", Sqrt, 1},
+    {"rsqrt", Rsqrt, 1},       {"floor", Floor, 1},
+    {"ceil", Ceil, 1},         {"addf", AddF, 2},
+    {"subf", SubF, 2},         {"mulf", MulF, 2},
+    {"divf", DivF, 2},         {"remf", RemF, 2},
+    {"maximumf", MaximumF, 2}, {"minimumf", MinimumF, 2},
+    {"maxnumf", MaxNumF, 2},   {"minnumf", MinNumF, 2},
+    {"powf", PowF, 2},         {"copysign", CopySign, 2},
+    {"select", Select, 3},     {"fma", Fma, 3},
+};
+
+/// The code and arity of a step's op; nullopt for an unknown op.
+static std::optional<std::pair<int, unsigned>> lookUp(llvm::StringRef op) {
+  if (op.consume_front("cmpf_")) {
+    const llvm::StringLiteral *p = llvm::find(kPredicates, op);
+    if (p == std::end(kPredicates))
+      return std::nullopt;
+    return std::make_pair(int(CmpF + (p - std::begin(kPredicates))), 2u);
+  }
+  const OpInfo *info =
+      llvm::find_if(kOps, [&](const OpInfo &i) { return i.name == op; });
+  if (info == std::end(kOps))
+    return std::nullopt;
+  return std::make_pair(int(info->code), info->arity);
+}
+
+std::optional<unsigned> tessel::epilogueArity(llvm::StringRef op) {
+  if (std::optional<std::pair<int, unsigned>> found = lookUp(op))
+    return found->second;
+  return std::nullopt;
 }
 
 /// arith.cmpf's predicate `kPredicates[p]` on `a` and `b`.
@@ -194,7 +188,8 @@ static bool compare(unsigned p, double a, double b) {
 EpilogueEvaluator::EpilogueEvaluator(const WorkloadSpec &w) {
   values.assign(1 + w.operands.size() + w.epilogue.size(), 0.0);
   for (const EpilogueStep &step : w.epilogue) {
-    Step s{codeOf(step.op), {0, 0, 0}, step.constant};
+    // Steps were validated: their ops are known.
+    Step s{lookUp(step.op)->first, {0, 0, 0}, step.constant};
     llvm::copy(step.args, s.args);
     steps.push_back(s);
   }
@@ -341,20 +336,26 @@ std::vector<int64_t> WorkloadSpec::outShape() const {
   return withBatch(batch, m, n);
 }
 
+std::optional<unsigned> WorkloadSpec::outputDim(llvm::StringRef name) const {
+  unsigned rank = batch.size() + 2, index;
+  if (name == "m")
+    return rank - 2;
+  if (name == "n")
+    return rank - 1;
+  if (name.consume_front("b") && !name.getAsInteger(10, index) &&
+      index < batch.size() && name == std::to_string(index))
+    return index;
+  return std::nullopt;
+}
+
 std::optional<std::vector<int64_t>>
 WorkloadSpec::dimSizes(llvm::ArrayRef<std::string> dims) const {
-  std::vector<int64_t> sizes;
+  std::vector<int64_t> out = outShape(), sizes;
   for (llvm::StringRef dim : dims) {
-    unsigned index;
-    if (dim == "m")
-      sizes.push_back(m);
-    else if (dim == "n")
-      sizes.push_back(n);
-    else if (dim.consume_front("b") && !dim.getAsInteger(10, index) &&
-             index < batch.size() && dim == std::to_string(index))
-      sizes.push_back(batch[index]);
-    else
+    std::optional<unsigned> index = outputDim(dim);
+    if (!index)
       return std::nullopt;
+    sizes.push_back(out[*index]);
   }
   return sizes;
 }
@@ -423,7 +424,9 @@ llvm::Error tessel::validateWorkload(const WorkloadSpec &w,
   };
   if (w.kind != "contraction")
     return error("has kind '" + w.kind + "'; Tessel knows 'contraction'");
-  if (!llvm::is_contained({"f16", "bf16", "f32", "f64"}, w.accumulatorType))
+  static constexpr llvm::StringLiteral kReferenceTypes[] = {"f16", "bf16",
+                                                            "f32", "f64"};
+  if (!llvm::is_contained(kReferenceTypes, w.accumulatorType))
     return error("has accumulator_type '" + w.accumulatorType +
                  "'; expected f16, bf16, f32 or f64");
   if (w.m <= 0 || w.n <= 0 || w.k <= 0 ||
@@ -480,8 +483,7 @@ llvm::Error tessel::validateWorkload(const WorkloadSpec &w,
       return e;
   }
   for (unsigned index : used)
-    if (!llvm::is_contained({"f16", "bf16", "f32", "f64"},
-                            arguments[index].elementType))
+    if (!llvm::is_contained(kReferenceTypes, arguments[index].elementType))
       return error("argument #" + llvm::Twine(index) + " has element type '" +
                    arguments[index].elementType +
                    "'; the reference knows f16, bf16, f32 and f64");

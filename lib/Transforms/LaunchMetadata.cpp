@@ -79,19 +79,11 @@ public:
     for (OpOperand *input : generic.getDpsInputOperands()) {
       if (input->get() == chained)
         continue;
-      std::optional<unsigned> argument = argumentIndex(func, input->get());
-      AffineMap map = generic.getMatchingIndexingMap(input);
-      if (!argument || !map.isProjectedPermutation(false) ||
-          map.getNumResults() == 0)
+      std::optional<EpilogueOperandSpec> operand = describe(generic, input);
+      if (!operand)
         return failure();
-      EpilogueOperandSpec operand{*argument, {}};
-      for (AffineExpr e : map.getResults())
-        operand.dims.push_back(dimName(cast<AffineDimExpr>(e).getPosition()));
-      auto same = [&](const EpilogueOperandSpec &o) {
-        return o.argument == operand.argument && o.dims == operand.dims;
-      };
-      if (!llvm::any_of(w.operands, same))
-        w.operands.push_back(std::move(operand));
+      if (!find(*operand))
+        w.operands.push_back(std::move(*operand));
     }
     return success();
   }
@@ -102,18 +94,9 @@ public:
     llvm::DenseMap<Value, unsigned> ids;
     for (OpOperand *input : generic.getDpsInputOperands()) {
       BlockArgument arg = generic.getMatchingBlockArgument(input);
-      if (input->get() == chained) {
-        ids[arg] = current;
-        continue;
-      }
-      std::optional<unsigned> argument = argumentIndex(func, input->get());
-      SmallVector<std::string> dims;
-      for (AffineExpr e : generic.getMatchingIndexingMap(input).getResults())
-        dims.push_back(dimName(cast<AffineDimExpr>(e).getPosition()));
-      auto it = llvm::find_if(w.operands, [&](const EpilogueOperandSpec &o) {
-        return o.argument == *argument && llvm::equal(o.dims, dims);
-      });
-      ids[arg] = 1 + (it - w.operands.begin());
+      // Operands were collected first: describe and find succeed.
+      ids[arg] =
+          input->get() == chained ? current : *find(*describe(generic, input));
     }
     auto idOf = [&](Value value) -> std::optional<unsigned> {
       if (auto it = ids.find(value); it != ids.end())
@@ -182,6 +165,28 @@ public:
   WorkloadSpec w;
 
 private:
+  /// An input of `generic` besides the chain's value as an epilogue
+  /// operand: a function argument read through a projection of the
+  /// output's dimensions; nullopt for anything else.
+  std::optional<EpilogueOperandSpec> describe(linalg::GenericOp generic,
+                                              OpOperand *input) const {
+    std::optional<unsigned> argument = argumentIndex(func, input->get());
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (!argument || !map.isProjectedPermutation(false) ||
+        map.getNumResults() == 0)
+      return std::nullopt;
+    EpilogueOperandSpec operand{*argument, {}};
+    for (AffineExpr e : map.getResults())
+      operand.dims.push_back(dimName(cast<AffineDimExpr>(e).getPosition()));
+    return operand;
+  }
+  /// The value number of an operand already collected.
+  std::optional<unsigned> find(const EpilogueOperandSpec &operand) const {
+    for (auto [i, o] : llvm::enumerate(w.operands))
+      if (o.argument == operand.argument && o.dims == operand.dims)
+        return 1 + i;
+    return std::nullopt;
+  }
   std::string dimName(unsigned loop) const {
     if (loop < batchRank)
       return "b" + std::to_string(loop);

@@ -72,6 +72,14 @@ struct ArithBuilder {
     auto width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
     return arith::BitcastOp::create(b, loc, shaped(b.getIntegerType(width)), v);
   }
+  /// |x|, by clearing the sign bit.
+  Value abs(Value x) const {
+    APInt sign =
+        APInt::getSignMask(getElementTypeOrSelf(type).getIntOrFloatBitWidth());
+    return arith::BitcastOp::create(
+        b, loc, type,
+        arith::AndIOp::create(b, loc, bits(x), intConstant(~sign)));
+  }
   Value intConstant(APInt value) const {
     Type element = b.getIntegerType(value.getBitWidth());
     Attribute attr = b.getIntegerAttr(element, value);
@@ -85,8 +93,8 @@ struct ArithBuilder {
   Value floor(Value x) const {
     auto element = cast<FloatType>(getElementTypeOrSelf(type));
     Value big = constant(std::ldexp(1.0, element.getFPMantissaWidth() - 1));
-    Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
-                                        math::AbsFOp::create(b, loc, x), big);
+    Value small =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, abs(x), big);
     Type intType = shaped(b.getIntegerType(64));
     Value t = arith::SIToFPOp::create(
         b, loc, type, arith::FPToSIOp::create(b, loc, intType, x));
@@ -111,20 +119,16 @@ struct LowerToArith : RewritePattern {
     Type type = op->getResult(0).getType();
     ArithBuilder ab{rewriter, loc, type};
     Value x = op->getOperand(0), result;
-    unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
-    APInt sign = APInt::getSignMask(width);
     if (isa<math::AbsFOp>(op)) {
-      Value magnitude = arith::AndIOp::create(rewriter, loc, ab.bits(x),
-                                              ab.intConstant(~sign));
-      result = arith::BitcastOp::create(rewriter, loc, type, magnitude);
+      result = ab.abs(x);
     } else if (isa<math::CopySignOp>(op)) {
-      Value magnitude = arith::AndIOp::create(rewriter, loc, ab.bits(x),
-                                              ab.intConstant(~sign));
+      APInt sign = APInt::getSignMask(
+          getElementTypeOrSelf(type).getIntOrFloatBitWidth());
       Value signBit = arith::AndIOp::create(
           rewriter, loc, ab.bits(op->getOperand(1)), ab.intConstant(sign));
       result = arith::BitcastOp::create(
           rewriter, loc, type,
-          arith::OrIOp::create(rewriter, loc, magnitude, signBit));
+          arith::OrIOp::create(rewriter, loc, ab.bits(ab.abs(x)), signBit));
     } else if (isa<math::FloorOp>(op)) {
       result = ab.floor(x);
     } else if (isa<math::CeilOp>(op)) {
@@ -145,7 +149,6 @@ struct LowerToArith : RewritePattern {
       } else {
         // Row by row (the NVVM conversion takes 1-D vector.fma only).
         ArrayRef<int64_t> shape = vector.getShape();
-        auto row = VectorType::get(shape.back(), vector.getElementType());
         result = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getZeroAttr(vector));
         int64_t rows = vector.getNumElements() / shape.back();

@@ -86,6 +86,9 @@ struct WorkloadSpec {
   std::vector<int64_t> lhsShape() const;
   std::vector<int64_t> rhsShape() const;
   std::vector<int64_t> outShape() const;
+  /// The position in the output ([batch..., m, n]) of the dimension named
+  /// "b<i>", "m" or "n"; nullopt for any other name.
+  std::optional<unsigned> outputDim(llvm::StringRef name) const;
   /// The size of each output dimension `dims` names; nullopt for a name
   /// that is none of them.
   std::optional<std::vector<int64_t>>
