@@ -17,9 +17,7 @@ set -uo pipefail
 out=$1; shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-if [ ! -x /tmp/tessel/tessel/bin/tessel-opt ]; then
-  mkdir -p /tmp/tessel && tar -xJf "$here/.bundle/tessel-bundle.tar.xz" -C /tmp/tessel
-fi
+. "$here/bench/unpack_bundle.sh"
 T=/tmp/tessel/tessel/bin
 export PYTHONPATH=/tmp/tessel/tessel/python PYTHONUNBUFFERED=1
 export TESSEL_CACHE=/tmp/tessel-cache TESSEL_HOME=/tmp/tessel/tessel

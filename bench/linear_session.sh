@@ -9,10 +9,7 @@ out=$1; shift
 steps=" ${*:-lit check race} "
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-if [ ! -x /tmp/tessel/tessel/bin/tessel-opt ]; then
-  mkdir -p /tmp/tessel && tar -xJf "$here/.bundle/tessel-bundle.tar.xz" -C /tmp/tessel
-fi
-B=/tmp/tessel/tessel
+. "$here/bench/unpack_bundle.sh"
 export TESSEL_HOME=$B PYTHONPATH=$B/python TESSEL_CACHE=/tmp/tessel-cache PYTHONUNBUFFERED=1
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

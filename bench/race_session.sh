@@ -10,9 +10,7 @@ skip_tests=0
 if [ "${1:-}" = "--skip-tests" ]; then skip_tests=1; shift; fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-if [ ! -x /tmp/tessel/tessel/bin/tessel-opt ]; then
-  mkdir -p /tmp/tessel && tar -xJf "$here/.bundle/tessel-bundle.tar.xz" -C /tmp/tessel
-fi
+. "$here/bench/unpack_bundle.sh"
 export TESSEL_HOME=/tmp/tessel/tessel
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv

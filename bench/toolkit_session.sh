@@ -11,10 +11,7 @@ out=$1; shift
 steps=" ${*:-bundle wheel tests} "
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-if [ ! -x /tmp/tessel/tessel/bin/tessel-opt ]; then
-  mkdir -p /tmp/tessel && tar -xJf "$here/.bundle/tessel-bundle.tar.xz" -C /tmp/tessel
-fi
-B=/tmp/tessel/tessel
+. "$here/bench/unpack_bundle.sh"
 export TESSEL_CACHE=/tmp/tessel-cache
 step() { echo "== $*"; }
 {
