@@ -122,9 +122,11 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
   Contraction &c = bm.contraction;
   if (!c.op.hasPureBufferSemantics())
     return fail("expected the contraction on memrefs (bufferize first)");
-  if (!c.batch.empty() || c.lhsTransposed || c.rhsTransposed)
-    return fail("the " + what + " rewrite needs A[m,k] and B[k,n] without "
-                "batch dimensions; this contraction is " + c.layoutName());
+  if (!c.batch.empty() || c.lhsTransposed)
+    return fail("the " + what +
+                " rewrite needs A[m,k] and B[k,n] or "
+                "B[n,k] without batch dimensions; this contraction is " +
+                c.layoutName());
   bm.launch = target->getParentOfType<gpu::LaunchOp>();
   if (!bm.launch)
     return fail("expected the contraction inside a gpu.launch (map the "
@@ -153,7 +155,7 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
     return fail("expected the whole K dimension in the block (K = ? is "
                 "dynamic: do not tile K before this rewrite)");
   FailureOr<int64_t> m = constantUpperBound(bm.a, 0);
-  FailureOr<int64_t> n = constantUpperBound(bm.b, 1);
+  FailureOr<int64_t> n = constantUpperBound(bm.b, bm.bDimN());
   if (failed(m) || failed(n))
     return fail("cannot bound the block tile's M and N extents by "
                 "constants (tile the block loop with constant tile sizes)");

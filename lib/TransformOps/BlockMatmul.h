@@ -40,12 +40,18 @@ struct BlockMatmul {
   mlir::Type inType, outType;
 
   mlir::Operation *op() const { return contraction.op; }
+  /// Whether B is stored `[n, k]` (K-major, a Linear layer's weight)
+  /// rather than `[k, n]`.
+  bool bKMajor() const { return contraction.rhsTransposed; }
+  /// The dimension of B that runs along N.
+  int64_t bDimN() const { return bKMajor() ? 0 : 1; }
   mlir::Location loc() const { return contraction.op->getLoc(); }
 };
 
 /// Finds the contraction's fill and epilogue and checks shapes and types:
 /// f16 or bf16 inputs (both the same), an f32 accumulator, A[m,k] and
-/// B[k,n] with unit inner strides, block extents with constant bounds.
+/// B[k,n] or B[n,k] with unit inner strides and no batch dimensions, block
+/// extents with constant bounds.
 /// `what` names the instruction in diagnostics ("mma.sync", "wgmma").
 mlir::DiagnosedSilenceableFailure
 matchBlockMatmul(mlir::transform::TransformOpInterface transformOp,

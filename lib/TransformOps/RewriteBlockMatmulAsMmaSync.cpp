@@ -56,9 +56,10 @@ static int64_t blockThreads(const BlockMatmul &bm, const MmaConfig &c) {
 /// of the staged output tile, in bytes.
 static int64_t sharedMemoryBytes(const BlockMatmul &bm, const MmaConfig &c) {
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
-  int64_t bytes =
-      c.stages * (bm.m * (c.tileK + c.padding) + c.tileK * (bm.n + c.padding)) *
-      inBytes;
+  // A is staged [m, k]; B as stored: [k, n] or [n, k], rows padded.
+  int64_t bElems = bm.bKMajor() ? bm.n * (c.tileK + c.padding)
+                                : c.tileK * (bm.n + c.padding);
+  int64_t bytes = c.stages * (bm.m * (c.tileK + c.padding) + bElems) * inBytes;
   if (c.stageOutput) {
     int64_t outBits = bm.outType.getIntOrFloatBitWidth();
     bytes += bm.m * (bm.n + 128 / outBits) * outBits / 8;
@@ -190,15 +191,26 @@ SmallVector<Value> MmaSyncEmitter::emitCompute(Value stage, ValueRange accs) {
           ValueRange{stage, add(addC(warpRow, mi * kMmaM), laneRow),
                      addC(laneCol, kk)},
           /*transpose=*/false, /*numTiles=*/4));
-    // B is k-major in shared memory: one transposed x4 ldmatrix yields the
-    // fragments of two adjacent 8-column tiles.
+    // B: one x4 ldmatrix yields the fragments of two adjacent 8-column
+    // tiles, its 8x8 matrices ordered (n 0-7, k 0-7), (n 0-7, k 8-15),
+    // (n 8-15, k 0-7), (n 8-15, k 8-15). Staged [k, n], they are read
+    // transposed: lane l addresses k row l % 16 at n 8 * (l / 16). Staged
+    // [n, k] (K-major, as A), they are read as stored: lane l addresses n
+    // row 8 * (l / 16) + l % 8 at k 8 * (l / 8 % 2).
     SmallVector<Value> bFrags;
     for (int64_t nj = 0; nj < fragsN; nj += 2) {
-      Value pair = nvgpu::LdMatrixOp::create(
-          b, loc, fragA, sharedB,
-          ValueRange{stage, addC(laneRow, kk),
-                     add(addC(warpCol, nj * kMmaN), laneCol)},
-          /*transpose=*/true, /*numTiles=*/4);
+      Value n0 = addC(warpCol, nj * kMmaN);
+      Value pair =
+          bm.bKMajor()
+              ? nvgpu::LdMatrixOp::create(
+                    b, loc, fragA, sharedB,
+                    ValueRange{stage, add(add(n0, laneCol), rem(lane, 8)),
+                               addC(mul(rem(div(lane, 8), 2), kCopyElems), kk)},
+                    /*transpose=*/false, /*numTiles=*/4)
+              : nvgpu::LdMatrixOp::create(
+                    b, loc, fragA, sharedB,
+                    ValueRange{stage, addC(laneRow, kk), add(n0, laneCol)},
+                    /*transpose=*/true, /*numTiles=*/4);
       for (int64_t half = 0; half < 2; ++half)
         bFrags.push_back(vector::ShuffleOp::create(
             b, loc, pair, pair, ArrayRef<int64_t>{2 * half, 2 * half + 1}));
@@ -281,7 +293,11 @@ scf::ForOp MmaSyncEmitter::emit() {
   sharedA = memref::AllocOp::create(
       b, loc, sharedType({c.stages, bm.m, c.tileK + c.padding}, bm.inType));
   sharedB = memref::AllocOp::create(
-      b, loc, sharedType({c.stages, c.tileK, bm.n + c.padding}, bm.inType));
+      b, loc,
+      sharedType(bm.bKMajor()
+                     ? ArrayRef<int64_t>{c.stages, bm.n, c.tileK + c.padding}
+                     : ArrayRef<int64_t>{c.stages, c.tileK, bm.n + c.padding},
+                 bm.inType));
 
   auto accType = VectorType::get({2, 2}, b.getF32Type());
   Value init = vector::BroadcastOp::create(b, loc, accType,
@@ -303,8 +319,12 @@ scf::ForOp MmaSyncEmitter::emit() {
         Value kLeft = bm.k % c.tileK == 0 ? cst(c.tileK) : sub(cst(bm.k), kb);
         emitTileCopy(bm.a, zero, kb, dim(bm.a, 0), kLeft, sharedA, copyStage,
                      bm.m, c.tileK);
-        emitTileCopy(bm.b, kb, zero, kLeft, dim(bm.b, 1), sharedB, copyStage,
-                     c.tileK, bm.n);
+        if (bm.bKMajor())
+          emitTileCopy(bm.b, zero, kb, dim(bm.b, 0), kLeft, sharedB, copyStage,
+                       bm.n, c.tileK);
+        else
+          emitTileCopy(bm.b, kb, zero, kLeft, dim(bm.b, 1), sharedB, copyStage,
+                       c.tileK, bm.n);
         gpu::BarrierOp::create(b, loc);
         Value computeStage = rem(div(kb, c.tileK), c.stages);
         scf::YieldOp::create(b, loc, emitCompute(computeStage, accs));
@@ -359,7 +379,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
     // zero-filled and not stored.
     if (wholeDimension(bm.a, 0))
       bm.m = llvm::alignTo(bm.m, config.warpM);
-    if (wholeDimension(bm.b, 1))
+    if (wholeDimension(bm.b, bm.bDimN()))
       bm.n = llvm::alignTo(bm.n, config.warpN);
     if (std::string why = checkConfig(bm, config); !why.empty())
       return failOnTarget(*this, target, why);

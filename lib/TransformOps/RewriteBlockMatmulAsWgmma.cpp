@@ -170,6 +170,12 @@ private:
                                   ValueRange{});
   }
   nvgpu::TensorMapDescriptorType tensorMapType(ArrayRef<int64_t> box);
+  /// B's TMA box: its whole K-major tile ([n, k]), or one 64-column box of
+  /// its MN-major tile ([k, n]; BN / 64 of them side by side).
+  SmallVector<int64_t> boxB() const {
+    return bm.bKMajor() ? SmallVector<int64_t>{bm.n, kTileK}
+                        : SmallVector<int64_t>{kTileK, kBoxN};
+  }
   Value makeTensorMap(Value source, ArrayRef<int64_t> box);
   void emitProducer(Value m0, Value n0, Value tidX, Value producer);
   /// A chunk loaded as its two granules, to be realigned and stored at
@@ -207,6 +213,10 @@ private:
   void emitTmaLoads(Value stage, Value k0, Value m0, Value n0, Value aBytes,
                     Value bBytes, Value tidX);
   scf::ForOp emitConsumers(Value consumer);
+  /// One K step's wgmma with B K-major ([n, k] in the ring, as A): one
+  /// nvgpu.warpgroup.mma per k16 slice, since the op's lowering advances
+  /// B's descriptor along K as for an MN-major B. Returns the accumulator.
+  Value emitKMajorMma(Type accType, Value aRows, Value bBytes, Value acc);
   void emitEpilogue(Value acc, Value consumer);
 
   BlockMatmul bm;
@@ -306,7 +316,11 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
     nvgpu::TmaAsyncLoadOp::create(
         b, loc, view(aBytes, sharedType({bm.m, kTileK}, bm.inType)), full,
         descA, ValueRange{k0, m0}, stage, Value(), Value());
-  for (int64_t j = 0; !readB && j < bm.n / kBoxN; ++j) {
+  if (!readB && bm.bKMajor())
+    nvgpu::TmaAsyncLoadOp::create(
+        b, loc, view(bBytes, sharedType({bm.n, kTileK}, bm.inType)), full,
+        descB, ValueRange{k0, n0}, stage, Value(), Value());
+  for (int64_t j = 0; !readB && !bm.bKMajor() && j < bm.n / kBoxN; ++j) {
     Value bDst = view(addC(bBytes, j * kTileK * kBoxN * inBytes),
                       sharedType({kTileK, kBoxN}, bm.inType));
     nvgpu::TmaAsyncLoadOp::create(b, loc, bDst, full, descB,
@@ -335,15 +349,20 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
     Value flat;
     int64_t rows, cols, base; // base: element offset in a slot
     bool isA;
+    Value mn0; // the tile's origin along M (A) or N (B)
+    bool kMajor;
   };
   SmallVector<Operand> operands;
   int64_t base = 0;
   if (readA) {
-    operands.push_back({&a, flatView(a.source), bm.m, kTileK, base, true});
+    operands.push_back(
+        {&a, flatView(a.source), bm.m, kTileK, base, true, m0, true});
     base += 2 * bm.m * kTileK;
   }
   if (readB)
-    operands.push_back({&bOp, flatView(bOp.source), kTileK, bm.n, base, false});
+    operands.push_back(
+        {&bOp, flatView(bOp.source), bm.bKMajor() ? bm.n : kTileK,
+         bm.bKMajor() ? kTileK : bm.n, base, false, n0, bm.bKMajor()});
   // Walks operand `op`'s tile of K step `kt` (the chunks of this thread):
   // body(j, granule indices, row, col) with j counting the thread's chunks.
   auto walk =
@@ -351,7 +370,8 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
           function_ref<void(int64_t, const ChunkGranules &, Value, Value)>
               body) {
         Value k0 = mul(kt, kTileK);
-        Value rowOrigin = op.isA ? m0 : k0, colOrigin = op.isA ? k0 : n0;
+        Value rowOrigin = op.kMajor ? op.mn0 : k0;
+        Value colOrigin = op.kMajor ? k0 : op.mn0;
         // Clamped at 0: past the last K step (the refills of the last slots)
         // nothing is valid, and forEachChunk compares rows unsigned.
         auto left = [&](int64_t d, Value origin) -> Value {
@@ -492,7 +512,9 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
   SmallVector<PendingChunk> pending;
   if (readA)
     fillStage(a.source, flatA, m0, k0, bm.m, kTileK, aBytes, tidX, pending);
-  if (readB)
+  if (readB && bm.bKMajor())
+    fillStage(bOp.source, flatB, n0, k0, bm.n, kTileK, bBytes, tidX, pending);
+  else if (readB)
     fillStage(bOp.source, flatB, k0, n0, kTileK, bm.n, bBytes, tidX, pending);
   flushChunks(pending);
   fenceAsyncShared();
@@ -523,18 +545,22 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
             ArrayRef<OpFoldResult>{b.getIndexAttr(kWgmmaM),
                                    b.getIndexAttr(kTileK)},
             ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-        Value bStage = view(addC(mul(stage, l.bStageBytes),
-                                 stages * l.aStageBytes),
-                            sharedType({kTileK, bm.n}, bm.inType));
-        Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(
-            b, loc, descTypeA, aRows, descA);
-        Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(
-            b, loc, descTypeB, bStage, descB);
-        // waitGroup = 1: this k step's wgmma group stays in flight while
-        // the previous one is waited for; its buffer is then released.
-        Value next = nvgpu::WarpgroupMmaOp::create(
-            b, loc, accType, dA, dB, b.getI64IntegerAttr(1), UnitAttr(),
-            b.getUnitAttr(), iterArgs[0]);
+        Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
+        Value next;
+        if (!bm.bKMajor()) {
+          Value bStage = view(bBytes, sharedType({kTileK, bm.n}, bm.inType));
+          Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(
+              b, loc, descTypeA, aRows, descA);
+          Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(
+              b, loc, descTypeB, bStage, descB);
+          // waitGroup = 1: this k step's wgmma group stays in flight while
+          // the previous one is waited for; its buffer is then released.
+          next = nvgpu::WarpgroupMmaOp::create(
+              b, loc, accType, dA, dB, b.getI64IntegerAttr(1), UnitAttr(),
+              b.getUnitAttr(), iterArgs[0]);
+        } else {
+          next = emitKMajorMma(accType, aRows, bBytes, iterArgs[0]);
+        }
         auto ifRelease = scf::IfOp::create(
             b, loc,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt,
@@ -550,6 +576,42 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
       });
   loop->setAttr(kMainLoopAttr, b.getUnitAttr());
   return loop;
+}
+
+Value WgmmaEmitter::emitKMajorMma(Type accType, Value aRows, Value bBytes,
+                                  Value acc) {
+  // Both operands are K-major tiles of 128-byte swizzled rows: slice kk of
+  // 16 columns starts 32 bytes into a row, and the descriptor's start
+  // address is the slice's (the hardware swizzles the address it forms).
+  // Each slice is its own wgmma group; waiting until at most four are in
+  // flight after each (a K step's worth) leaves, at the end of step kt,
+  // exactly step kt's in flight and step kt - 1's complete, as the single
+  // group of the MN-major path with waitGroup = 1.
+  MLIRContext *ctx = b.getContext();
+  constexpr int64_t kSliceK = 16;
+  constexpr int64_t kSlices = kTileK / kSliceK;
+  auto descTypeA = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, sharedType({kWgmmaM, kSliceK}, bm.inType));
+  auto descTypeB = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, sharedType({kSliceK, bm.n}, bm.inType));
+  Value bStage = view(bBytes, sharedType({bm.n, kTileK}, bm.inType));
+  auto slice = [&](Value tile, int64_t rows, int64_t kk) -> Value {
+    return memref::SubViewOp::create(
+        b, loc, tile,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(kk)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(kSliceK)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  };
+  for (int64_t s = 0; s < kSlices; ++s) {
+    Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(
+        b, loc, descTypeA, slice(aRows, kWgmmaM, s * kSliceK), descA);
+    Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(
+        b, loc, descTypeB, slice(bStage, bm.n, s * kSliceK), descB);
+    acc = nvgpu::WarpgroupMmaOp::create(b, loc, accType, dA, dB,
+                                        b.getI64IntegerAttr(kSlices),
+                                        UnitAttr(), UnitAttr(), acc);
+  }
+  return acc;
 }
 
 void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
@@ -604,7 +666,7 @@ scf::ForOp WgmmaEmitter::emit() {
     if (!readA)
       descA = makeTensorMap(a.source, {bm.m, kTileK});
     if (!readB)
-      descB = makeTensorMap(bOp.source, {kTileK, kBoxN});
+      descB = makeTensorMap(bOp.source, boxB());
   }
   // An operand the producer reads has no tensor map; the consumers' wgmma
   // descriptors take only its type (for the swizzle), so a poison value of
@@ -618,10 +680,10 @@ scf::ForOp WgmmaEmitter::emit() {
   if (readA)
     descA = noMap(tensorMapType({bm.m, kTileK}));
   if (readB)
-    descB = noMap(tensorMapType({kTileK, kBoxN}));
+    descB = noMap(tensorMapType(boxB()));
 
   Value m0 = getValueOrCreateConstantIndexOp(b, loc, a.offsets[0]);
-  Value n0 = getValueOrCreateConstantIndexOp(b, loc, bOp.offsets[1]);
+  Value n0 = getValueOrCreateConstantIndexOp(b, loc, bOp.offsets[bm.bDimN()]);
   // Warpgroups are laid out along y: (128, consumers + 1, 1) threads.
   Value tidX = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value warpgroup = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
@@ -762,7 +824,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // (N for A, M for B) reaches copy_16b_rows_from (an optional attribute:
     // when absent the schedule's text, and so its hash, stays as it was).
     int64_t fullM = cast<MemRefType>(a->source.getType()).getDimSize(0);
-    int64_t fullN = cast<MemRefType>(bOperand->source.getType()).getDimSize(1);
+    int64_t fullN =
+        cast<MemRefType>(bOperand->source.getType()).getDimSize(bm.bDimN());
     int64_t fullK = cast<MemRefType>(a->source.getType()).getDimSize(1);
     // Several producer warpgroups take K steps in turn when the threads
     // read operands: as many as the registers allow (up to kMaxProducers,

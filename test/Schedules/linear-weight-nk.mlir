@@ -1,0 +1,58 @@
+// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=256,stages=4,group_m=8" \
+// RUN:   | FileCheck %s --check-prefix=WGMMA
+// RUN: tessel-opt %s --tessel-apply-schedule="defaults=schedule schedule=%schedules/matmul_relu_mma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=MMA
+
+// A Linear layer with PyTorch's weight layout: W stored [n, k] (out, in),
+// so B is K-major, as A is.
+//
+// wgmma: B's tensor map has one 256x64 box (the whole K-major tile, as A's
+// 128x64), one TMA load per stage; the consumers run one m64n256k16 wgmma
+// per 16-column slice of a stage (B not transposed), four groups in flight
+// at most, so that a stage's slices complete before it is released.
+// WGMMA-LABEL: func.func @linear(
+// WGMMA-SAME:    %[[X:[a-z0-9_]+]]: memref<256x256xf16>, %[[W:[a-z0-9_]+]]: memref<512x256xf16>
+// WGMMA-SAME:    rhs_transposed = true
+// WGMMA:         nvgpu.tma.create.descriptor %{{.+}} box[%c128{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xf16> -> <tensor = memref<128x64xf16, #gpu.address_space<workgroup>>
+// WGMMA:         %[[DESCB:[a-z0-9_]+]] = nvgpu.tma.create.descriptor %{{.+}} box[%c256{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xf16> -> <tensor = memref<256x64xf16, #gpu.address_space<workgroup>>
+// WGMMA:         nvgpu.mbarrier.arrive.expect_tx %{{.+}}, %c49152
+// WGMMA:         nvgpu.tma.async.load {{.+}} -> memref<128x64xf16, #gpu.address_space<workgroup>>
+// WGMMA:         nvgpu.tma.async.load %[[DESCB]]{{.+}} -> memref<256x64xf16, #gpu.address_space<workgroup>>
+// WGMMA-NOT:     nvgpu.tma.async.load
+// WGMMA:         } else {
+// WGMMA-COUNT-4: nvgpu.warpgroup.mma {{.+}} {waitGroup = 4 : i64} : <tensor = memref<64x16xf16, #gpu.address_space<workgroup>>>, <tensor = memref<16x256xf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x256xf32>>
+// WGMMA-NOT:     nvgpu.warpgroup.mma {{.+}}transpose
+// WGMMA:         nvgpu.mbarrier.arrive
+
+// mma.sync: B's stages are [n, k + padding] like A's, copied with the same
+// 16-byte cp.async, and read by ldmatrix without .trans.
+// MMA-LABEL: func.func @linear(
+// MMA:           memref.alloc() : memref<3x128x40xf16, #gpu.address_space<workgroup>>
+// MMA:           memref.alloc() : memref<3x128x40xf16, #gpu.address_space<workgroup>>
+// MMA:           scf.for
+// MMA-COUNT-4:     nvgpu.ldmatrix {{.+}} {numTiles = 4 : i32, transpose = false}
+// MMA-COUNT-4:     nvgpu.ldmatrix {{.+}} {numTiles = 4 : i32, transpose = false}
+// MMA-NOT:         transpose = true
+// MMA-COUNT-32:    nvgpu.mma.sync
+func.func @linear(%x: tensor<256x256xf16>, %w: tensor<512x256xf16>, %b: tensor<512xf16>, %y_out: tensor<256x512xf16>) -> tensor<256x512xf16> {
+  %fzero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<256x512xf32>
+  %acc = linalg.fill ins(%fzero : f32) outs(%empty : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                       affine_map<(m, n, k) -> (n, k)>,
+                                       affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<256x256xf16>, tensor<512x256xf16>)
+      outs(%acc : tensor<256x512xf32>) -> tensor<256x512xf32>
+  %y = linalg.generic {
+      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %b : tensor<256x512xf32>, tensor<512xf16>) outs(%y_out : tensor<256x512xf16>) {
+  ^bb0(%a: f32, %bi: f16, %o: f16):
+    %bf = arith.extf %bi : f16 to f32
+    %v = arith.addf %a, %bf : f32
+    %r = arith.maximumf %v, %fzero : f32
+    %t = arith.truncf %r : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<256x512xf16>
+  return %y : tensor<256x512xf16>
+}
