@@ -9,6 +9,9 @@ poison catching unwritten elements) and reports what failed.
         --shapes 1000x1000x1000,77x1000x320 --dtypes f16,bf16 --out r.json
     # every point of the schedule's knob space at one shape (the sweep):
     python3 bench/check_shapes.py ... --shapes 520x392x200 --sweep
+    # a Linear layer instead of relu(A @ B): bias, an activation, the
+    # weight stored [n, k] (PyTorch's layout) or [k, n]:
+    python3 bench/check_shapes.py ... --linear gelu_tanh --weight nk
 
 Compiles in parallel (--jobs), runs each kernel in its own tessel-run
 process with a time limit (one at a time, or --run-jobs at once for a
@@ -32,7 +35,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
-from tessel.workload import matmul_relu_ir  # noqa: E402
+from tessel.workload import linear_ir, matmul_relu_ir  # noqa: E402
 
 _KNOB = re.compile(r'transform\.tune\.knob<"(\w+)">\s*=\s*(-?\d+)\s*:\s*i64\s*'
                    r'from\s+options\s*=\s*\[([^\]]*)\]')
@@ -51,14 +54,26 @@ def parse_shape(text):
     return m, n, k
 
 
-def compile_one(job, tools, schedule, chip, extra, workdir):
+def workload_ir(m, n, k, dtype, linear):
+    """The payload and its function's name: relu(A @ B), or with `linear`
+    = (activation, weight) a Linear layer with a bias."""
+    if linear is None:
+        return matmul_relu_ir(m, n, k, dtype), "matmul_relu"
+    activation, weight = linear
+    return linear_ir(m, n, k, dtype, bias=True,
+                     activation=None if activation == "none" else activation,
+                     weight=weight), "linear"
+
+
+def compile_one(job, tools, schedule, chip, extra, workdir, linear=None):
     (m, n, k), dtype, knobs = job
     name = f"{m}x{n}x{k}_{dtype}" + ("_" + knobs.replace(",", "_").replace("=", "")
                                      if knobs else "")
     d = pathlib.Path(workdir) / name
     d.mkdir(parents=True, exist_ok=True)
     src = d / "input.mlir"
-    src.write_text(matmul_relu_ir(m, n, k, dtype))
+    text, function = workload_ir(m, n, k, dtype, linear)
+    src.write_text(text)
     options = f"schedule={schedule}" + (f" knobs={knobs}" if knobs else "") + extra
     cmd = [str(pathlib.Path(tools) / "tessel-opt"), str(src),
            f"--tessel-apply-schedule={options}",
@@ -67,11 +82,12 @@ def compile_one(job, tools, schedule, chip, extra, workdir):
     t0 = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True)
     rec = {"m": m, "n": n, "k": k, "dtype": dtype, "knobs": knobs,
-           "compile_s": round(time.time() - t0, 2), "dir": str(d)}
+           "compile_s": round(time.time() - t0, 2), "dir": str(d),
+           "launch": str(d / f"{function}.launch.json")}
     if r.returncode != 0:
         rec.update(status="refused", error=r.stderr.strip()[-2000:])
     else:
-        spec = json.loads((d / "matmul_relu.launch.json").read_text())
+        spec = json.loads((d / f"{function}.launch.json").read_text())
         rec["applied_knobs"] = spec.get("schedule", {}).get("knobs", {})
         rec["knob_source"] = spec.get("schedule", {}).get("knob_source", "")
         rec["status"] = "compiled"
@@ -79,7 +95,7 @@ def compile_one(job, tools, schedule, chip, extra, workdir):
 
 
 def run_one(rec, tools, timeout, rep_ms):
-    spec = pathlib.Path(rec["dir"]) / "matmul_relu.launch.json"
+    spec = rec["launch"]
     cmd = [str(pathlib.Path(tools) / "tessel-run"), str(spec), "--json",
            "--warmup-ms", "2", "--rep-ms", str(rep_ms)]
     try:
@@ -120,6 +136,12 @@ def main():
     p.add_argument("--timeout", type=int, default=60)
     p.add_argument("--rep-ms", type=float, default=10)
     p.add_argument("--compile-only", action="store_true")
+    p.add_argument("--linear", metavar="ACTIVATION",
+                   help="a Linear layer with a bias and this activation "
+                        "(none, relu, gelu, gelu_tanh, silu) instead of "
+                        "relu(A @ B)")
+    p.add_argument("--weight", choices=("nk", "kn"), default="nk",
+                   help="with --linear, how the weight is stored")
     p.add_argument("--out", default="check.json")
     args = p.parse_args()
 
@@ -135,13 +157,15 @@ def main():
                   for combo in itertools.product(*space.values())]
     jobs = list(itertools.product(shapes, dtypes, points))
     extra = (" " + args.extra) if args.extra else ""
+    linear = (args.linear, args.weight) if args.linear else None
     print(f"{len(jobs)} kernels ({len(shapes)} shapes x {len(dtypes)} dtypes x "
           f"{len(points)} knob points)", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory() as workdir:
         t0 = time.time()
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             recs = list(pool.map(lambda j: compile_one(
-                j, args.tools, args.schedule, args.chip, extra, workdir), jobs))
+                j, args.tools, args.schedule, args.chip, extra, workdir,
+                linear), jobs))
         compiled = [r for r in recs if r["status"] == "compiled"]
         print(f"compiled {len(compiled)}, refused {len(recs) - len(compiled)} "
               f"in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
@@ -157,6 +181,7 @@ def main():
                           file=sys.stderr, flush=True)
         for rec in recs:
             rec.pop("dir", None)
+            rec.pop("launch", None)
     pathlib.Path(args.out).write_text(json.dumps(recs, indent=1) + "\n")
     counts = {}
     for r in recs:

@@ -5,13 +5,20 @@ Tessel's schedules: compile on the CPU, check and time on the GPU.
   bench/linear_epilogues.py prepare DIR     # CPU: tessel-opt on PATH or TESSEL_HOME
   bench/linear_epilogues.py check DIR OUT   # GPU: tessel-run, CPU and GPU references
   bench/linear_epilogues.py race DIR OUT    # GPU: Tessel vs cuBLASLt's fused epilogue
+  bench/linear_epilogues.py mlp OUT         # GPU: an MLP of tessel.nn.Linear under torch.compile
 
 `check` runs every kernel with tessel-run --json against the f64 reference
 (CPU, GPU, or both for the small cases). `race` times the large cases
 against `torch._addmm_activation(bias, x, W^T, use_gelu=...)` (cuBLASLt's
-fused bias + ReLU / GELU-tanh epilogue) and eager PyTorch, with
-triton.testing.do_bench (CUDA events, L2 flushed, median), every output
-checked against an f64 reference first.
+fused bias + ReLU / GELU-tanh epilogue), eager PyTorch and, for the weight
+in PyTorch's layout, torch.compile(mode="max-autotune-no-cudagraphs") of
+the same function, with triton.testing.do_bench (CUDA events, L2 flushed,
+median), every output checked against an f64 reference first. The
+contenders read the weight as Tessel's kernel does: W (n x k) through
+W.t() for "nk", W^T stored (k x n) for "kn". `mlp` times Linear-GELU-Linear
+with batch dimensions: eager PyTorch, its max-autotune compile, and the
+same MLP of tessel.nn.Linear under torch.compile (graph breaks counted by
+torch._dynamo.explain), outputs checked against f64.
 """
 
 import json
@@ -58,6 +65,33 @@ CASES = {
         ("wgmma", 4096, 14336, 4096, "f16", True, "gelu_tanh", "kn", ("gpu",)),
     "wgmma-f16-kn-relu-4096x4096x4096":
         ("wgmma", 4096, 4096, 4096, "f16", False, "relu", "kn", ("gpu",)),
+    # The weight stored [n, k] (PyTorch's layout): K-major B.
+    "wgmma-f16-nk-bias-relu-200x300x136":
+        ("wgmma", 200, 300, 136, "f16", True, "relu", "nk", ("cpu", "gpu")),
+    "wgmma-bf16-nk-bias-gelu_tanh-777x333x555":
+        ("wgmma", 777, 333, 555, "bf16", True, "gelu_tanh", "nk", ("cpu", "gpu")),
+    "wgmma-f16-nk-bias-silu-1000x1000x1000":
+        ("wgmma", 1000, 1000, 1000, "f16", True, "silu", "nk", ("gpu",)),
+    "wgmma-bf16-nk-bias-gelu-513x1030x2001":
+        ("wgmma", 513, 1030, 2001, "bf16", True, "gelu", "nk", ("gpu",)),
+    "wgmma-f16-nk-bias-relu-300x600x1001":
+        ("wgmma", 300, 600, 1001, "f16", True, "relu", "nk", ("cpu", "gpu")),
+    "mma-f16-nk-bias-gelu_tanh-200x300x136":
+        ("mma", 200, 300, 136, "f16", True, "gelu_tanh", "nk", ("cpu", "gpu")),
+    "mma-bf16-nk-bias-relu-777x333x555":
+        ("mma", 777, 333, 555, "bf16", True, "relu", "nk", ("cpu", "gpu")),
+    "mma-f16-nk-silu-1024x1024x1024":
+        ("mma", 1024, 1024, 1024, "f16", False, "silu", "nk", ("gpu",)),
+    "wgmma-bf16-nk-bias-gelu_tanh-8192x4096x4096":
+        ("wgmma", 8192, 4096, 4096, "bf16", True, "gelu_tanh", "nk", ("gpu",)),
+    "wgmma-bf16-nk-bias-relu-8192x4096x4096":
+        ("wgmma", 8192, 4096, 4096, "bf16", True, "relu", "nk", ("gpu",)),
+    "wgmma-f16-nk-bias-relu-4096x14336x4096":
+        ("wgmma", 4096, 14336, 4096, "f16", True, "relu", "nk", ("gpu",)),
+    "wgmma-f16-nk-bias-gelu_tanh-4096x14336x4096":
+        ("wgmma", 4096, 14336, 4096, "f16", True, "gelu_tanh", "nk", ("gpu",)),
+    "wgmma-f16-nk-relu-4096x4096x4096":
+        ("wgmma", 4096, 4096, 4096, "f16", False, "relu", "nk", ("gpu",)),
 }
 RACED = [name for name, c in CASES.items() if c[1] * c[2] * c[3] >= 2**36]
 
@@ -120,10 +154,13 @@ def race(directory, out):
         dt = torch_dtype[dtype]
         g = torch.Generator(device="cuda").manual_seed(0)
         x = torch.randn(m, k, device="cuda", dtype=dt, generator=g)
-        wt = torch.randn(k, n, device="cuda", dtype=dt, generator=g) / k**0.5
+        w = torch.randn(n, k, device="cuda", dtype=dt, generator=g) / k**0.5
+        # What the contenders multiply by: W.t() (a view) for the weight
+        # in PyTorch's layout, W^T stored for "kn".
+        wt = w.t() if weight == "nk" else w.t().contiguous()
         b = torch.randn(n, device="cuda", dtype=dt, generator=g)
         y = torch.empty(m, n, device="cuda", dtype=dt)
-        args = [x, wt] + ([b] if bias else []) + [y]
+        args = [x, w if weight == "nk" else wt] + ([b] if bias else []) + [y]
         stream = torch.cuda.current_stream().cuda_stream
         ptrs = [t.data_ptr() for t in args]
 
@@ -143,6 +180,12 @@ def race(directory, out):
             contenders["cublaslt"] = (
                 lambda: torch._addmm_activation(bb, x, wt, use_gelu=gelu), None)
         contenders["eager"] = (lambda: act_fn(torch.addmm(bb, x, wt)), None)
+        if weight == "nk" and act in ("relu", "gelu_tanh"):
+            torch._dynamo.reset()
+            compiled = torch.compile(
+                lambda x, w, b: act_fn(torch.nn.functional.linear(x, w, b)),
+                mode="max-autotune-no-cudagraphs")
+            contenders["compile-max"] = (lambda: compiled(x, w, bb), None)
         ref = act_fn(torch.addmm(bb.double(), x.double(), wt.double()))
         row = {"case": name, "m": m, "n": n, "k": k, "dtype": dtype,
                "bias": bias, "activation": act, "weight_stored": weight}
@@ -158,9 +201,10 @@ def race(directory, out):
                     if isinstance(v, dict) and c != "tessel" and v["passed"]),
                    default=0)
         row["tessel_vs_best"] = row["tessel"]["tflops"] / best if best else None
-        if "cublaslt" in row:
-            row["tessel_vs_cublaslt"] = (row["tessel"]["tflops"]
-                                         / row["cublaslt"]["tflops"])
+        for c in ("cublaslt", "compile-max"):
+            if c in row:
+                row[f"tessel_vs_{c}"] = (row["tessel"]["tflops"]
+                                         / row[c]["tflops"])
         rows.append(row)
         print(json.dumps(row), flush=True)
     report = {"device": torch.cuda.get_device_name(0),
@@ -173,6 +217,64 @@ def race(directory, out):
     pathlib.Path(out).write_text(json.dumps(report, indent=1) + "\n")
 
 
+def mlp(out, tokens="4x2048", d_model="4096", hidden="16384", dtype="bf16"):
+    """Linear-GELU(tanh)-Linear on x (batch..., d_model): eager PyTorch,
+    torch.compile max-autotune of it, and the same layers as
+    tessel.nn.Linear (GELU fused into the first) eager and under
+    torch.compile (0 graph breaks expected)."""
+    import torch
+    from triton.testing import do_bench
+    import tessel
+    import tessel.nn
+
+    batch = [int(v) for v in tokens.split("x")]
+    d, h = int(d_model), int(hidden)
+    dt = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    torch.manual_seed(0)
+    fc1 = torch.nn.Linear(d, h, device="cuda", dtype=dt)
+    fc2 = torch.nn.Linear(h, d, device="cuda", dtype=dt)
+    gelu = torch.nn.GELU(approximate="tanh")
+    eager = torch.nn.Sequential(fc1, gelu, fc2).eval()
+    ours = torch.nn.Sequential(
+        tessel.nn.Linear.from_torch(fc1, activation="gelu_tanh"),
+        tessel.nn.Linear.from_torch(fc2)).eval()
+    x = torch.randn(*batch, d, device="cuda", dtype=dt)
+    flops = 2 * 2 * x.numel() // d * d * h
+    rows = {}
+    with torch.no_grad():
+        F = torch.nn.functional
+        ref = F.linear(
+            gelu(F.linear(x.double(), fc1.weight.double(), fc1.bias.double())),
+            fc2.weight.double(), fc2.bias.double())
+        explained = torch._dynamo.explain(ours)(x)
+        torch._dynamo.reset()
+        variants = {
+            "eager": eager,
+            "compile-max": torch.compile(eager,
+                                         mode="max-autotune-no-cudagraphs"),
+            "tessel-eager": ours,
+            "tessel-compiled": torch.compile(ours, fullgraph=True),
+        }
+        for name, fn in variants.items():
+            y = fn(x)
+            torch.cuda.synchronize()
+            err = ((y.double() - ref).norm() / ref.norm()).item()
+            ms = do_bench(lambda: fn(x), warmup=50, rep=200)
+            rows[name] = {"ms": ms, "tflops": flops / ms / 1e9,
+                          "rel_error": err, "passed": err <= 2e-2}
+            print(name, json.dumps(rows[name]), flush=True)
+    report = {"device": torch.cuda.get_device_name(0),
+              "torch": torch.__version__,
+              "mlp": f"x {tuple(x.shape)} {dtype}: Linear({d}, {h}) - "
+                     f"GELU(tanh) - Linear({h}, {d})",
+              "graph_breaks": explained.graph_break_count,
+              "graphs": explained.graph_count,
+              "method": "triton.testing.do_bench median (warmup 50 ms, rep "
+                        "200 ms, L2 flushed); outputs against the MLP in f64",
+              "rows": rows}
+    pathlib.Path(out).write_text(json.dumps(report, indent=1) + "\n")
+
+
 if __name__ == "__main__":
     command, *rest = sys.argv[1:]
-    {"prepare": prepare, "check": check, "race": race}[command](*rest)
+    {"prepare": prepare, "check": check, "race": race, "mlp": mlp}[command](*rest)

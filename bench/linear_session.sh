@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Device session for issue 17 (Linear layers): the GPU lit tests, then
 # bench/linear_epilogues.py check and race on the kernels prepared here
-# (bench/linear_epilogues.py prepare .bundle/lk). Everything lands in OUT.
+# (bench/linear_epilogues.py prepare .bundle/lk), the GPU pytest of
+# tessel.linear and the torch.compile MLP, the MLP benchmark, and
+# tanh.approx's measured error. Everything lands in OUT.
 #
-#   bench/linear_session.sh OUT [lit] [check] [race]   (default: all)
+#   bench/linear_session.sh OUT [lit] [check] [race] [pytest] [mlp] [tanh]
+#   (default: all)
 set -uo pipefail
 out=$1; shift
-steps=" ${*:-lit check race} "
+steps=" ${*:-lit check race pytest mlp tanh} "
 here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 . "$here/bench/unpack_bundle.sh"
@@ -25,5 +28,17 @@ export TESSEL_HOME=$B PYTHONPATH=$B/python TESSEL_CACHE=/tmp/tessel-cache PYTHON
   if [[ $steps == *" race "* ]]; then
     echo "== race"
     python3 "$here/bench/linear_epilogues.py" race "$here/.bundle/lk" "$out/race.json"
+  fi
+  if [[ $steps == *" pytest "* ]]; then
+    echo "== pytest (GPU)"
+    python3 -m pytest -q -p no:cacheprovider "$here/python/tests/test_gpu.py" 2>&1 | tail -25
+  fi
+  if [[ $steps == *" mlp "* ]]; then
+    echo "== mlp"
+    python3 "$here/bench/linear_epilogues.py" mlp "$out/mlp.json"
+  fi
+  if [[ $steps == *" tanh "* ]]; then
+    echo "== tanh.approx.f32 error"
+    python3 "$here/bench/tanh_approx_error.py" "$out/tanh_approx.json"
   fi
 } 2>&1 | tee "$out/session.log"

@@ -2,6 +2,9 @@
 
     import torch, tessel
     c = tessel.matmul_relu(a, b)     # relu(a @ b) on CUDA tensors
+    y = tessel.linear(x, w, b, activation="gelu_tanh")
+                                     # gelu(x @ w.T + b), one kernel
+    import tessel.nn                 # tessel.nn.Linear, a torch.nn.Module
 
 Compiling and tuning drive tessel-opt; running goes through Tessel's runtime
 (libTesselCAPI.so, loaded with ctypes). PyTorch is imported only by the
@@ -10,13 +13,14 @@ functions that take tensors.
 
 import sys as _sys
 
-from .compiler import (CompiledKernel, TesselWarning, compile_matmul_relu,
-                       default_databases, default_schedule, default_schedules,
+from .compiler import (CompiledKernel, TesselWarning, compile_linear,
+                       compile_matmul_relu, default_databases, default_schedule, default_schedules,
                        tune_matmul_relu, user_database)
 from .database import Database, Record
 from .errors import TesselError
-from .ops import Kernel, get_kernel, matmul_relu, register_torch_ops
-from .workload import DTYPES, matmul_relu_ir, matmul_relu_key
+from .ops import (Kernel, get_kernel, get_linear_kernel, linear, matmul_relu,
+                  register_torch_ops)
+from .workload import ACTIVATIONS, DTYPES, linear_ir, matmul_relu_ir, matmul_relu_key
 
 __version__ = "0.1.0"
 
@@ -26,9 +30,10 @@ if "torch" in _sys.modules:
     register_torch_ops()
 
 __all__ = [
-    "CompiledKernel", "DTYPES", "Database", "Kernel", "Record", "TesselError",
-    "TesselWarning", "compile_matmul_relu", "default_databases",
-    "default_schedule", "default_schedules", "get_kernel", "matmul_relu", "matmul_relu_ir",
-    "matmul_relu_key", "register_torch_ops", "tune_matmul_relu",
-    "user_database",
+    "ACTIVATIONS", "CompiledKernel", "DTYPES", "Database", "Kernel", "Record",
+    "TesselError", "TesselWarning", "compile_linear", "compile_matmul_relu",
+    "default_databases", "default_schedule", "default_schedules",
+    "get_kernel", "get_linear_kernel", "linear", "linear_ir", "matmul_relu",
+    "matmul_relu_ir", "matmul_relu_key", "register_torch_ops",
+    "tune_matmul_relu", "user_database",
 ]

@@ -1,7 +1,8 @@
-"""Compiling and tuning matmul+ReLU kernels with tessel-opt.
+"""Compiling and tuning kernels with tessel-opt: relu(A x B) and Linear
+layers (act(x W^T + b)).
 
 Both run tessel-opt on the workload's IR (tessel.workload) and export the
-kernels (PTX and `matmul_relu.launch.json`) into a directory of the cache
+kernels (PTX and `<function>.launch.json`) into a directory of the cache
 ($TESSEL_CACHE, else ~/.cache/tessel). Compiled kernels are reused when the
 IR, schedules, knobs, tuning records, chip and tessel-opt binary are the
 same.
@@ -19,7 +20,8 @@ import tempfile
 from . import install
 from .errors import TesselError
 from .workload import (SCHEDULE_FOR_CHIP_AND_DTYPE, SCHEDULE_FOR_DTYPE,
-                       matmul_relu_ir, matmul_relu_key, rows_aligned)
+                       linear_ir, linear_name, matmul_relu_ir,
+                       matmul_relu_key, rows_aligned)
 
 
 class TesselWarning(UserWarning):
@@ -31,7 +33,8 @@ class CompiledKernel:
     """Kernels exported by tessel-opt, and where their knobs came from."""
     directory: pathlib.Path  # Holds input.mlir, the PTX and the launch file.
     launch_file: pathlib.Path
-    workload: str            # "matmul_relu 4096x4096x4096 f16->f16 acc=f32"
+    workload: str            # "matmul_relu 4096x4096x4096 f16->f16 acc=f32",
+                             # "linear 8192x4096x4096 bf16 W[n,k] +bias gelu_tanh"
     schedule: str            # The schedule library tessel-opt applied.
     knobs: dict              # The knob values applied (from the launch file).
     source: str              # "tuned: <db>", "knobs", "rule", "nearest
@@ -194,8 +197,9 @@ def _source(knob_source):
     return base.split(" (")[0].split(":")[0]
 
 
-def _finish(directory, workload, chip, source=None, log=""):
-    launch = directory / "matmul_relu.launch.json"
+def _finish(directory, workload, chip, source=None, log="",
+            function="matmul_relu"):
+    launch = directory / f"{function}.launch.json"
     meta = json.loads(launch.read_text()).get("schedule", {})
     knob_source = meta.get("knob_source", "")
     return CompiledKernel(directory, launch, workload, meta.get("path", ""),
@@ -224,8 +228,38 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
     which. Compile errors raise TesselError with tessel-opt's located
     diagnostics.
     """
-    workload = matmul_relu_key(m, n, k, dtype)
-    schedules, chip = _schedules_and_target(schedule, dtype, chip, (m, n, k))
+    return _compile(matmul_relu_ir(m, n, k, dtype), "matmul_relu",
+                    matmul_relu_key(m, n, k, dtype), (m, n, k), dtype,
+                    schedule=schedule, knobs=knobs, device=device,
+                    databases=databases, chip=chip, sm_count=sm_count,
+                    defaults=defaults)
+
+
+def compile_linear(m, n, k, dtype="f16", *, bias=True, activation=None,
+                   weight="nk", schedule=None, knobs=None, device=None,
+                   databases=None, chip="sm_90", sm_count=None,
+                   defaults="rule"):
+    """Compiles a Linear layer, y = activation(x W^T + b) with x m x k,
+    y m x n, the weight W stored "nk" (n x k, PyTorch's layout) or "kn"
+    (its transpose), an optional bias of n elements and an activation
+    (None, "relu", "gelu", "gelu_tanh", "silu"); returns its CompiledKernel,
+    whose launch file takes (x, W, [b,] y). Schedules, knobs and the rest:
+    as compile_matmul_relu."""
+    ir = linear_ir(m, n, k, dtype, bias=bias, activation=activation,
+                   weight=weight)
+    return _compile(ir, "linear",
+                    linear_name(m, n, k, dtype, bias=bias,
+                                activation=activation, weight=weight),
+                    (m, n, k), dtype, schedule=schedule, knobs=knobs,
+                    device=device, databases=databases, chip=chip,
+                    sm_count=sm_count, defaults=defaults)
+
+
+def _compile(ir, function, workload, shape, dtype, *, schedule, knobs,
+             device, databases, chip, sm_count, defaults):
+    """Compiles the payload `ir` (one function, `function`) into the cache;
+    `workload` names it in messages."""
+    schedules, chip = _schedules_and_target(schedule, dtype, chip, shape)
     knob_text = _knob_text(knobs) if knobs else ""
     if defaults not in ("rule", "nearest", "schedule"):
         raise ValueError(f"defaults must be rule, nearest or schedule, "
@@ -235,7 +269,6 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
     databases = [pathlib.Path(db) for db in databases]
 
     opt = install.tool("tessel-opt")
-    ir = matmul_relu_ir(m, n, k, dtype)
     options = "schedule=" + ",".join(map(str, schedules))
     options += f" chip={chip} defaults={defaults}"
     if sm_count:
@@ -250,8 +283,9 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
                   *(db.read_bytes() for db in databases if db.is_file()),
                   chip, _tool_identity(opt))
     directory = install.cache_dir() / "kernels" / key
-    if (directory / "matmul_relu.launch.json").is_file():
-        return _finish(directory, workload, chip)
+    launch = f"{function}.launch.json"
+    if (directory / launch).is_file():
+        return _finish(directory, workload, chip, function=function)
 
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = pathlib.Path(tempfile.mkdtemp(prefix=key, dir=directory.parent))
@@ -266,9 +300,9 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
         staging.rename(directory)  # Atomic; a concurrent twin may win.
     except OSError:
         pass
-    if not (directory / "matmul_relu.launch.json").is_file():
+    if not (directory / launch).is_file():
         directory = staging
-    return _finish(directory, workload, chip)
+    return _finish(directory, workload, chip, function=function)
 
 
 def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,

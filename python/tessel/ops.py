@@ -4,6 +4,10 @@
     a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
     b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
     c = tessel.matmul_relu(a, b)        # == torch.relu(a @ b), one kernel
+    w = torch.randn(1024, 4096, device="cuda", dtype=torch.float16)
+    bias = torch.randn(1024, device="cuda", dtype=torch.float16)
+    y = tessel.linear(a, w, bias, activation="gelu_tanh")
+                                        # == F.gelu(F.linear(a, w, bias), approximate="tanh")
 
 The kernel for each (shape, dtype, device) is compiled once per process
 (and cached on disk), with the knobs tuned for the GPU when a tuning
@@ -11,11 +15,14 @@ database has them. Kernels run on the tensors' memory (their data_ptr) on
 PyTorch's current stream; nothing is copied or synchronized.
 """
 
+import math
 import threading
+from typing import Optional
 
 from . import runtime
-from .compiler import compile_matmul_relu
+from .compiler import compile_linear, compile_matmul_relu
 from .errors import TesselError
+from .workload import ACTIVATIONS
 
 # torch dtype (as str(), so this module needs no torch import) -> Tessel's.
 _DTYPES = {"torch.float16": "f16", "torch.bfloat16": "bf16",
@@ -101,13 +108,12 @@ _kernels = {}
 _kernels_lock = threading.Lock()
 
 
-def get_kernel(m, n, k, dtype, device_ordinal=0, *, knobs=None,
-               schedule=None, databases=None):
-    """The Kernel for relu(A x B) with A m x k, B k x n in `dtype` ("f16",
-    "bf16", "f32") on GPU `device_ordinal`, compiled and loaded on first
-    use: for any shape, with the knobs tuned for that GPU where a record
-    exists, else the rule's (see compile_matmul_relu)."""
-    key = (m, n, k, dtype, device_ordinal,
+def _cached_kernel(problem, compile_fn, device_ordinal, knobs, schedule,
+                   databases):
+    """The Kernel of `problem` (a hashable description) on GPU
+    `device_ordinal`, compiled by compile_fn(**options) and loaded on first
+    use."""
+    key = (problem, device_ordinal,
            tuple(sorted(dict(knobs).items())) if isinstance(knobs, dict)
            else knobs, str(schedule) if schedule else None,
            tuple(map(str, databases)) if databases is not None else None)
@@ -115,27 +121,56 @@ def get_kernel(m, n, k, dtype, device_ordinal=0, *, knobs=None,
         kernel = _kernels.get(key)
     if kernel is None:
         device = runtime.Device.get(device_ordinal)
-        compiled = compile_matmul_relu(
-            m, n, k, dtype, schedule=schedule, knobs=knobs, device=device.key,
-            databases=databases, chip=device.chip, sm_count=device.sm_count)
+        compiled = compile_fn(schedule=schedule, knobs=knobs,
+                              device=device.key, databases=databases,
+                              chip=device.chip, sm_count=device.sm_count)
         kernel = Kernel(compiled, device)
         with _kernels_lock:
             kernel = _kernels.setdefault(key, kernel)
     return kernel
 
 
+def get_kernel(m, n, k, dtype, device_ordinal=0, *, knobs=None,
+               schedule=None, databases=None):
+    """The Kernel for relu(A x B) with A m x k, B k x n in `dtype` ("f16",
+    "bf16", "f32") on GPU `device_ordinal`, compiled and loaded on first
+    use: for any shape, with the knobs tuned for that GPU where a record
+    exists, else the rule's (see compile_matmul_relu)."""
+    return _cached_kernel(
+        ("matmul_relu", m, n, k, dtype),
+        lambda **o: compile_matmul_relu(m, n, k, dtype, **o),
+        device_ordinal, knobs, schedule, databases)
+
+
+def get_linear_kernel(m, n, k, dtype, device_ordinal=0, *, bias=True,
+                      activation=None, knobs=None, schedule=None,
+                      databases=None):
+    """The Kernel for a Linear layer (see compile_linear: x m x k, the
+    weight stored n x k, an optional bias, an activation) on GPU
+    `device_ordinal`, compiled and loaded on first use."""
+    return _cached_kernel(
+        ("linear", m, n, k, dtype, bool(bias), activation),
+        lambda **o: compile_linear(m, n, k, dtype, bias=bias,
+                                   activation=activation, weight="nk", **o),
+        device_ordinal, knobs, schedule, databases)
+
+
 # torch.ops.tessel.matmul_relu once registered (register_torch_ops); None
 # before, False where this PyTorch has no torch.library.custom_op (< 2.4).
+# _linear_op: torch.ops.tessel.linear, registered with it.
 _op = None
+_linear_op = None
 _op_lock = threading.Lock()
 
 
 def register_torch_ops():
-    """Registers `torch.ops.tessel.matmul_relu(a, b)` (a torch.library
-    custom op with a fake kernel, so torch.compile traces calls to it, and
-    to tessel.matmul_relu, without a graph break) and returns it; None on a
-    PyTorch without torch.library.custom_op. Importing tessel after torch
-    registers it; so does the first eager call of tessel.matmul_relu."""
+    """Registers `torch.ops.tessel.matmul_relu(a, b)` and
+    `torch.ops.tessel.linear(x, weight, bias, activation)` (torch.library
+    custom ops with fake kernels, so torch.compile traces calls to them,
+    and to tessel.matmul_relu and tessel.linear, without a graph break) and
+    returns matmul_relu's; None on a PyTorch without
+    torch.library.custom_op. Importing tessel after torch registers them;
+    so does the first eager call of tessel.matmul_relu or tessel.linear."""
     global _op
     with _op_lock:
         if _op is None:
@@ -158,6 +193,19 @@ def _make_op(torch):
         _check_operands(a, b, torch)
         return a.new_empty((a.shape[0], b.shape[1]))
 
+    @library.custom_op("tessel::linear", mutates_args=())
+    def linear_op(x: torch.Tensor, weight: torch.Tensor,
+                  bias: Optional[torch.Tensor] = None,
+                  activation: Optional[str] = None) -> torch.Tensor:
+        return _linear(x, weight, bias, activation)
+
+    @linear_op.register_fake
+    def _(x, weight, bias=None, activation=None):
+        _check_linear(x, weight, bias, activation, torch)
+        return x.new_empty((*x.shape[:-1], weight.shape[0]))
+
+    global _linear_op
+    _linear_op = linear_op
     return op
 
 
@@ -230,4 +278,102 @@ def _matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
     # The checks above cover Kernel.__call__'s: the kernel was chosen by
     # a's shape, dtype and device.
     kernel._launch(torch, (a, b, out))
+    return out
+
+
+def _check_linear(x, weight, bias, activation, torch):
+    """The checks of tessel.linear's arguments that need no GPU; returns
+    (m, n, k): x's rows (its leading dimensions flattened), out_features,
+    in_features."""
+    if activation not in (None,) + ACTIVATIONS:
+        raise ValueError(f"activation {activation!r} is not one of None, "
+                         f"{', '.join(map(repr, ACTIVATIONS))}")
+    for name, t in (("x", x), ("weight", weight)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} must be a torch.Tensor, got "
+                            f"{type(t).__module__}.{type(t).__qualname__}")
+    if bias is not None and not isinstance(bias, torch.Tensor):
+        raise TypeError(f"bias must be a torch.Tensor or None, got "
+                        f"{type(bias).__module__}.{type(bias).__qualname__}")
+    if x.dim() < 1:
+        raise ValueError("x must have at least one dimension (..., "
+                         "in_features), got a scalar")
+    if weight.dim() != 2:
+        raise ValueError(f"weight must be (out_features, in_features), got "
+                         f"shape {tuple(weight.shape)}")
+    for name, t in (("x", x), ("weight", weight), ("bias", bias)):
+        if t is not None and str(t.dtype) not in _DTYPES:
+            raise TypeError(f"{name} has dtype {t.dtype}; Tessel's linear "
+                            "takes torch.float16, torch.bfloat16 or "
+                            "torch.float32")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.dtype != x.dtype:
+            raise TypeError(f"{name} has dtype {t.dtype} and x {x.dtype}: "
+                            "they must be the same")
+    n, k = weight.shape
+    if x.shape[-1] != k:
+        raise ValueError(f"x is {tuple(x.shape)} and weight is {n}x{k}: x's "
+                         "last dimension must equal weight's in_features "
+                         f"({k})")
+    if bias is not None and tuple(bias.shape) != (n,):
+        raise ValueError(f"bias must have shape ({n},) (out_features), got "
+                         f"{tuple(bias.shape)}")
+    if n == 0 or k == 0:
+        raise ValueError(f"empty weight ({n}x{k}) is not supported")
+    return math.prod(x.shape[:-1]), n, k
+
+
+def linear(x, weight, bias=None, activation=None, *, knobs=None,
+           schedule=None, databases=None):
+    """activation(x @ weight.T + bias), as torch.nn.functional.linear then
+    the activation, in one Tessel kernel: x (..., in_features), weight
+    (out_features, in_features), bias (out_features,) or None, all CUDA
+    tensors of one dtype (float16, bfloat16 or float32; f32 accumulation).
+    activation: None, "relu", "gelu" (erf), "gelu_tanh" (PyTorch's
+    approximate="tanh") or "silu". Returns a new (..., out_features)
+    tensor. x and weight must be contiguous; an x with no rows gives an
+    empty result.
+
+    knobs/schedule/databases: see compile_matmul_relu. Raises
+    TypeError/ValueError for unsupported arguments (before any GPU work),
+    TesselError when compiling or launching fails. Without them, on PyTorch
+    2.4 or later, the call goes through torch.ops.tessel.linear, which
+    torch.compile traces into its graph.
+    """
+    if knobs is None and schedule is None and databases is None:
+        if _op is None:
+            register_torch_ops()
+        torch = _torch()
+        if _linear_op and isinstance(x, torch.Tensor) and \
+                isinstance(weight, torch.Tensor) and \
+                (bias is None or isinstance(bias, torch.Tensor)) and \
+                (activation is None or isinstance(activation, str)):
+            return _linear_op(x, weight, bias, activation)
+    return _linear(x, weight, bias, activation, knobs=knobs,
+                   schedule=schedule, databases=databases)
+
+
+def _linear(x, weight, bias, activation, *, knobs=None, schedule=None,
+            databases=None):
+    torch = _torch()
+    m, n, k = _check_linear(x, weight, bias, activation, torch)
+    _check_contiguous("x", x)
+    _check_contiguous("weight", weight)
+    if bias is not None:
+        _check_contiguous("bias", bias)
+    for name, tensor in (("x", x), ("weight", weight), ("bias", bias)):
+        if tensor is not None:
+            _check_cuda(name, tensor)
+            if tensor.device != x.device:
+                raise ValueError(f"{name} is on {tensor.device}, x on "
+                                 f"{x.device}")
+    out = torch.empty((*x.shape[:-1], n), dtype=x.dtype, device=x.device)
+    if m == 0:
+        return out
+    kernel = get_linear_kernel(m, n, k, _DTYPES[str(x.dtype)],
+                               x.device.index or 0, bias=bias is not None,
+                               activation=activation, knobs=knobs,
+                               schedule=schedule, databases=databases)
+    args = (x, weight) + ((bias,) if bias is not None else ()) + (out,)
+    kernel._launch(torch, args)
     return out

@@ -140,6 +140,13 @@ ACTIVATIONS = tuple(a for a in _ACTIVATIONS if a)
 WEIGHT_LAYOUTS = ("nk", "kn")
 
 
+def linear_name(m, n, k, dtype, *, bias=True, activation=None, weight="nk"):
+    """A Linear workload in words, for messages:
+    "linear 8192x4096x4096 bf16 W[n,k] +bias gelu_tanh"."""
+    return (f"linear {m}x{n}x{k} {dtype} W[{','.join(weight)}]"
+            + (" +bias" if bias else "") + (f" {activation}" if activation else ""))
+
+
 def linear_ir(m, n, k, dtype, *, bias=True, activation=None, weight="nk",
               name="@linear"):
     """A Linear layer's IR: y = act(x @ W^T + b), x m x k, y m x n, f32
@@ -176,6 +183,13 @@ def linear_ir(m, n, k, dtype, *, bias=True, activation=None, weight="nk",
         body.append("%v = arith.addf %a, %bf : f32")
     body += _ACTIVATIONS[activation]
     result = "%y" if activation else "%v"
+    if not bias and not activation and dt == "f32":
+        # The epilogue would be the identity, which canonicalization erases
+        # under the schedules' handles. Adding +0.0 is exact here: the
+        # accumulator starts at +0.0, so it is never -0.0 (round to nearest
+        # turns an exact cancellation into +0.0), the one value it changes.
+        body.append("%y = arith.addf %v, %fzero : f32")
+        result = "%y"
     if dt == "f32":
         body.append(f"linalg.yield {result} : f32")
     else:

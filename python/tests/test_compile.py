@@ -196,3 +196,25 @@ def test_tune_by_replay(tmp_path):
             "tile_m", "tile_n", "tile_k", "warp_m", "warp_n", "stages",
             "padding", "group_m", "stage_output"))
     assert c.source == f"tune: {db}" and not db.exists()
+
+
+@pytest.mark.parametrize("dtype,activation,bias,schedule", [
+    ("bf16", "gelu_tanh", True, "matmul_relu_wgmma.mlir"),
+    ("f16", "relu", False, "matmul_relu_wgmma.mlir"),
+    ("f32", None, False, "matmul_relu_simt.mlir")])
+def test_linear_with_pytorchs_weight_layout(dtype, activation, bias, schedule):
+    # The weight stored (out, in): B K-major, on every schedule; the launch
+    # file's workload records the layout, the bias and the epilogue.
+    c = tessel.compile_linear(77, 100, 131, dtype, bias=bias,
+                              activation=activation)
+    assert c.schedule.endswith(schedule)
+    assert c.launch_file.name == "linear.launch.json"
+    assert c.workload == ("linear 77x100x131 " + dtype + " W[n,k]"
+                          + (" +bias" if bias else "")
+                          + (f" {activation}" if activation else ""))
+    launch = json.loads(c.launch_file.read_text())
+    workload = launch["workload"]
+    assert workload["rhs_transposed"] is True
+    assert [a["shape"] for a in launch["arguments"]] == \
+        [[77, 131], [100, 131]] + ([[100]] if bias else []) + [[77, 100]]
+    assert bool(workload.get("epilogue_operands")) == bias

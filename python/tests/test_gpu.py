@@ -152,3 +152,75 @@ def test_torch_compile_traces_without_graph_breaks(dtype):
     tol = 1e-2 if dtype != "f32" else 1e-5
     err = ((got.double() - want).norm() / want.norm()).item()
     assert err < tol, err
+
+
+_ACT = {None: lambda v: v, "relu": torch.relu,
+        "gelu": lambda v: torch.nn.functional.gelu(v),
+        "gelu_tanh": lambda v: torch.nn.functional.gelu(v, approximate="tanh"),
+        "silu": torch.nn.functional.silu}
+
+
+@pytest.mark.parametrize("dtype,x_shape,out_features,activation,bias", [
+    ("bf16", (8, 64, 256), 384, "gelu_tanh", True),   # wgmma, batch dims
+    ("f16", (200, 136), 72, "relu", True),             # partial tiles
+    ("f16", (77, 131), 100, "silu", True),             # odd K: misaligned rows
+    ("bf16", (3, 5, 96), 40, "gelu", False),
+    ("f16", (64,), 64, None, True),                    # 1-D input
+    ("f32", (96, 40), 80, "gelu_tanh", True),          # SIMT
+    ("f32", (33, 17), 9, None, False),                 # identity epilogue
+])
+def test_linear_matches_pytorch(dtype, x_shape, out_features, activation,
+                                bias):
+    dt = DTYPES[dtype]
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(x_shape[-1], out_features, bias=bias,
+                            device="cuda", dtype=dt)
+    x = torch.randn(*x_shape, device="cuda", dtype=dt)
+    got = tessel.linear(x, layer.weight, layer.bias, activation)
+    assert got.shape == (*x_shape[:-1], out_features) and got.dtype == dt
+    want = _ACT[activation](torch.nn.functional.linear(
+        x.double(), layer.weight.double(),
+        layer.bias.double() if bias else None))
+    err = ((got.double() - want).norm() / want.norm()).item()
+    assert err < (1e-2 if dtype != "f32" else 1e-5), err
+
+
+def test_linear_with_no_rows():
+    w = torch.randn(16, 32, device="cuda", dtype=torch.float16)
+    y = tessel.linear(torch.empty(0, 32, device="cuda", dtype=torch.float16), w)
+    assert y.shape == (0, 16)
+
+
+@custom_op
+def test_linear_op_passes_opcheck():
+    tessel.register_torch_ops()
+    x = torch.randn(2, 33, 40, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(96, 40, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(96, device="cuda", dtype=torch.bfloat16)
+    torch.library.opcheck(torch.ops.tessel.linear.default,
+                          (x, w, b, "gelu_tanh"))
+    torch.library.opcheck(torch.ops.tessel.linear.default, (x, w, None, None))
+
+
+@custom_op
+@pytest.mark.parametrize("dtype", ["bf16", "f32"])
+def test_mlp_under_torch_compile_has_no_graph_breaks(dtype):
+    # Linear-GELU-Linear with batch dimensions, built from torch.nn.Linear
+    # modules: one graph, and the same result as eager PyTorch.
+    torch._dynamo.reset()
+    dt = DTYPES[dtype]
+    torch.manual_seed(0)
+    fc1 = torch.nn.Linear(256, 1024, device="cuda", dtype=dt)
+    fc2 = torch.nn.Linear(1024, 256, device="cuda", dtype=dt)
+    mlp = torch.nn.Sequential(
+        tessel.nn.Linear.from_torch(fc1, activation="gelu_tanh"),
+        tessel.nn.Linear.from_torch(fc2))
+    x = torch.randn(4, 100, 256, device="cuda", dtype=dt)
+    with torch.no_grad():  # Tessel's ops have no backward (inference).
+        explained = torch._dynamo.explain(mlp)(x)
+        assert explained.graph_break_count == 0 and explained.graph_count == 1
+        got = torch.compile(mlp, fullgraph=True)(x)
+        want = fc2(torch.nn.functional.gelu(fc1(x), approximate="tanh"))
+    err = ((got.double() - want.double()).norm()
+           / want.double().norm()).item()
+    assert err < (2e-2 if dtype != "f32" else 1e-4), err
