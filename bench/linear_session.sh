@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Device session for issue 17 (Linear layers): the GPU lit tests, then
 # bench/linear_epilogues.py check and race on the kernels prepared here
-# (bench/linear_epilogues.py prepare .bundle/lk), the GPU pytest of
+# (bench/linear_epilogues.py prepare .bundle/lk, or here when that is not
+# carried), the GPU pytest of
 # tessel.linear and the torch.compile MLP, the MLP benchmark, and
 # tanh.approx's measured error. Everything lands in OUT.
 #
@@ -17,6 +18,11 @@ export TESSEL_HOME=$B PYTHONPATH=$B/python TESSEL_CACHE=/tmp/tessel-cache PYTHON
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'
+  if [ ! -d "$here/.bundle/lk" ]; then
+    # Not carried (the device tool's 64 MiB): compiled here with the bundle.
+    echo "== prepare"
+    python3 "$here/bench/linear_epilogues.py" prepare "$here/.bundle/lk" | tail -1
+  fi
   if [[ $steps == *" lit "* ]]; then
     echo "== GPU lit tests"
     $B/run-tests.sh -v --filter 'gpu' 2>&1 | tail -30

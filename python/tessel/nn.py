@@ -5,13 +5,17 @@
                                         activation="gelu_tanh")
     y = layer(x)    # == F.gelu(torch_layer(x), approximate="tanh"), one kernel
 
-Importing this module imports PyTorch (the rest of the package does not).
+Importing this module imports PyTorch (the rest of the package does not)
+and registers torch.ops.tessel.*, so that torch.compile traces these
+modules whatever the order of the imports.
 """
 
 import torch
 
-from .ops import linear
+from .ops import linear, register_torch_ops
 from .workload import ACTIVATIONS
+
+register_torch_ops()
 
 
 class Linear(torch.nn.Linear):

@@ -10,6 +10,7 @@ from conftest import ROOT, requires_gpu
 
 pytestmark = requires_gpu
 torch = pytest.importorskip("torch")
+import tessel.nn  # noqa: E402  (imports torch)
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 # Tuned shapes (f16: every ANCHORS.md shape has a record for the H100) and
@@ -224,3 +225,27 @@ def test_mlp_under_torch_compile_has_no_graph_breaks(dtype):
     err = ((got.double() - want.double()).norm()
            / want.double().norm()).item()
     assert err < (2e-2 if dtype != "f32" else 1e-4), err
+
+
+@custom_op
+def test_one_graph_when_tessel_is_imported_before_torch():
+    # In a fresh process that imports tessel first, tessel.nn registers the
+    # ops on import: tracing the first call does not break the graph to
+    # register them.
+    code = f"""
+import sys
+sys.path.insert(0, {str(ROOT / "python")!r})
+import tessel
+import torch
+import tessel.nn
+layer = tessel.nn.Linear(64, 32, activation="silu", device="cuda",
+                         dtype=torch.float16)
+x = torch.randn(5, 64, device="cuda", dtype=torch.float16)
+with torch.no_grad():
+    e = torch._dynamo.explain(layer)(x)
+print("breaks", e.graph_break_count, "graphs", e.graph_count)
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "breaks 0 graphs 1"
