@@ -2,6 +2,7 @@
 
 #include "tessel/Runtime/InputFiles.h"
 #include "tessel/Transforms/Chips.h"
+#include "tessel/Transforms/FuseEpilogues.h"
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 #include "tessel/Tuning/Database.h"
@@ -648,6 +649,9 @@ void ApplySchedule::runOnOperation() {
   ModuleOp payload = getOperation();
   if (failed(checkPayloadSizes(payload)))
     return signalPassFailure();
+  // A chain of elementwise generics after the contraction (bias add, then
+  // activation, then conversion) becomes the one epilogue schedules tile.
+  tessel::fuseEpilogueChains(payload);
   SmallVector<std::string> reasons;
   Library *firstServable = nullptr;
   std::optional<SmallVector<tessel::TuningDatabase>> databases;

@@ -1,5 +1,6 @@
 //===- Tune.cpp - The tessel-tune pass ------------------------------------===//
 
+#include "tessel/Transforms/FuseEpilogues.h"
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Transforms/Passes.h"
 #include "tessel/Tuning/Tuner.h"
@@ -22,6 +23,9 @@ struct Tune : tessel::impl::TesselTuneBase<Tune> {
 
 void Tune::runOnOperation() {
   ModuleOp module = getOperation();
+  // Fused as tessel-apply-schedule fuses them, so that the records' key is
+  // the one it looks up (a chain numbers its constants per generic).
+  tessel::fuseEpilogueChains(module);
   tessel::TuneOptions o;
   o.schedule = schedule;
   o.entry = entry;

@@ -45,6 +45,11 @@ def TesselApplySchedule : Pass<"tessel-apply-schedule", "::mlir::ModuleOp"> {
     first that serves the payload is applied, with a remark naming the ones
     that could not and why (e.g. wgmma, then mma.sync).
 
+    First, a chain of elementwise `linalg.generic`s on tensors (a bias add,
+    an activation, a conversion) is fused into one generic with upstream's
+    elementwise fusion, where each link's result has no other user: the
+    schedules tile one epilogue after the contraction.
+
     `tessel-opt in.mlir --tessel-apply-schedule="schedule=schedule.mlir knobs=tile_m=128"`
 
     An unknown knob name, a value outside a knob's options, a knob left

@@ -1,0 +1,76 @@
+//===- FuseEpilogues.cpp - One epilogue generic per contraction -----------===//
+
+#include "tessel/Transforms/FuseEpilogues.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+/// An elementwise generic on tensors: every loop parallel.
+static bool isElementwiseGeneric(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic.hasPureTensorSemantics() &&
+         generic.getNumLoops() == generic.getNumParallelLoops();
+}
+
+/// An operand of an elementwise generic whose producer is another one,
+/// used by nothing else and fusable into it.
+static OpOperand *findFusableOperand(linalg::GenericOp consumer) {
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    Operation *producer = input->get().getDefiningOp();
+    if (isElementwiseGeneric(producer) && producer->hasOneUse() &&
+        linalg::areElementwiseOpsFusable(input))
+      return input;
+  }
+  return nullptr;
+}
+
+unsigned tessel::fuseEpilogueChains(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  unsigned fusions = 0;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<linalg::GenericOp> consumers;
+    module.walk([&](linalg::GenericOp op) {
+      if (isElementwiseGeneric(op))
+        consumers.push_back(op);
+    });
+    for (linalg::GenericOp consumer : consumers) {
+      OpOperand *operand = findFusableOperand(consumer);
+      if (!operand)
+        continue;
+      Operation *producer = operand->get().getDefiningOp();
+      // The empty destinations the fused op may no longer write.
+      llvm::SetVector<Operation *> empties;
+      for (Operation *op : {producer, consumer.getOperation()})
+        for (Value operand : op->getOperands())
+          if (auto empty = operand.getDefiningOp<tensor::EmptyOp>())
+            empties.insert(empty);
+      rewriter.setInsertionPoint(consumer);
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, operand);
+      if (failed(fused))
+        continue;
+      for (auto [original, replacement] : fused->replacements)
+        rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
+          return use.getOwner() != fused->fusedOp;
+        });
+      if (consumer->use_empty())
+        rewriter.eraseOp(consumer);
+      if (producer->use_empty())
+        rewriter.eraseOp(producer);
+      for (Operation *empty : empties)
+        if (empty->use_empty())
+          rewriter.eraseOp(empty);
+      ++fusions;
+      changed = true;
+      break; // The walk's list holds erased ops now: collect again.
+    }
+  }
+  return fusions;
+}
