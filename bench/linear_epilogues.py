@@ -4,7 +4,11 @@ Tessel's schedules: compile on the CPU, check and time on the GPU.
 
   bench/linear_epilogues.py prepare DIR     # CPU: tessel-opt on PATH or TESSEL_HOME
   bench/linear_epilogues.py check DIR OUT   # GPU: tessel-run, CPU and GPU references
-  bench/linear_epilogues.py race DIR OUT    # GPU: Tessel vs cuBLASLt's fused epilogue
+  bench/linear_epilogues.py race DIR OUT [KERNELS]
+                                            # GPU: Tessel vs cuBLASLt's fused epilogue
+  bench/linear_epilogues.py tune DIR DB [BUDGET]
+                                            # GPU: tessel-tune the raced [n, k] cases
+                                            # into DB, their winners into DIR/<case>/tuned
   bench/linear_epilogues.py mlp OUT         # GPU: an MLP of tessel.nn.Linear under torch.compile
 
 `check` runs every kernel with tessel-run --json against the f64 reference
@@ -137,7 +141,37 @@ def check(directory, out):
     pathlib.Path(out).write_text(json.dumps(results, indent=1) + "\n")
 
 
-def race(directory, out):
+def tune(directory, db, budget="24"):
+    """Tunes each raced case with the weight [n, k] (wgmma's knobs, the
+    evolutionary search, `budget` candidates, every one checked against
+    f64) into the database `db`, and exports the winner's kernels into
+    DIR/<case>/tuned (race DIR OUT tuned races them)."""
+    tessel_opt = install.tool("tessel-opt")
+    schedules = install.schedules_dir()
+    for name in RACED:
+        schedule, *_, weight, _ = CASES[name]
+        if weight != "nk":
+            continue
+        d = pathlib.Path(directory) / name
+        p = subprocess.run(
+            [str(tessel_opt), str(d / "in.mlir"),
+             f"--tessel-tune=schedule={schedules}/matmul_relu_{schedule}.mlir"
+             f" strategy=evolutionary budget={int(budget)} seed=1 db={db}"
+             " chip=sm_90a", "--tessel-lower-to-ptx=chip=sm_90a",
+             f"--tessel-export-kernels=dir={d / 'tuned'}", "-o", os.devnull],
+            capture_output=True, text=True)
+        lines = (p.stdout + p.stderr).strip().splitlines()
+        print(name, "rc", p.returncode, *(lines[-3:] if lines else []),
+              sep="\n  ", flush=True)
+
+
+def spec_knobs(d):
+    """The knob values a launch file records."""
+    spec = json.loads((d / "linear.launch.json").read_text())
+    return spec.get("schedule", {}).get("knobs")
+
+
+def race(directory, out, kernels="k"):
     import torch
     from triton.testing import do_bench
     from tessel import runtime
@@ -148,7 +182,9 @@ def race(directory, out):
     rows = []
     for name in RACED:
         _, m, n, k, dtype, bias, act, weight, _ = CASES[name]
-        d = pathlib.Path(directory) / name / "k"
+        d = pathlib.Path(directory) / name / kernels
+        if not (d / "linear.launch.json").is_file():
+            continue
         spec = runtime.FunctionSpec(d / "linear.launch.json")
         fn = runtime.Function(device, spec)
         dt = torch_dtype[dtype]
@@ -187,7 +223,8 @@ def race(directory, out):
                 mode="max-autotune-no-cudagraphs")
             contenders["compile-max"] = (lambda: compiled(x, w, bb), None)
         ref = act_fn(torch.addmm(bb.double(), x.double(), wt.double()))
-        row = {"case": name, "m": m, "n": n, "k": k, "dtype": dtype,
+        row = {"case": name, "knobs": spec_knobs(d),
+               "m": m, "n": n, "k": k, "dtype": dtype,
                "bias": bias, "activation": act, "weight_stored": weight}
         for cname, (f, result) in contenders.items():
             r = f()
@@ -212,7 +249,10 @@ def race(directory, out):
               "method": "triton.testing.do_bench median (warmup 50 ms, rep "
                         "200 ms, L2 flushed); outputs checked against f64 "
                         "(relative Frobenius error <= 1e-2)",
-              "knobs": "defaults=rule (no tuned record of these workloads)",
+              "knobs": ("defaults=rule (no tuned record of these workloads)"
+                        if kernels == "k" else
+                        f"the winners of `tune` ({kernels}/)"),
+              "knob_values": {r["case"]: r.get("knobs") for r in rows},
               "rows": rows}
     pathlib.Path(out).write_text(json.dumps(report, indent=1) + "\n")
 
@@ -277,4 +317,5 @@ def mlp(out, tokens="4x2048", d_model="4096", hidden="16384", dtype="bf16"):
 
 if __name__ == "__main__":
     command, *rest = sys.argv[1:]
-    {"prepare": prepare, "check": check, "race": race, "mlp": mlp}[command](*rest)
+    {"prepare": prepare, "check": check, "race": race, "tune": tune,
+     "mlp": mlp}[command](*rest)

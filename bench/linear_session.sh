@@ -6,8 +6,9 @@
 # tessel.linear and the torch.compile MLP, the MLP benchmark, and
 # tanh.approx's measured error. Everything lands in OUT.
 #
-#   bench/linear_session.sh OUT [lit] [check] [race] [pytest] [mlp] [tanh]
-#   (default: all)
+#   bench/linear_session.sh OUT [lit] [check] [race] [pytest] [mlp] [tanh] [tune]
+#   (default: all but tune; tune tunes the raced [n, k] cases into
+#   OUT/tuned.json and races the winners: OUT/race-tuned.json)
 set -uo pipefail
 out=$1; shift
 steps=" ${*:-lit check race pytest mlp tanh} "
@@ -34,6 +35,11 @@ export TESSEL_HOME=$B PYTHONPATH=$B/python TESSEL_CACHE=/tmp/tessel-cache PYTHON
   if [[ $steps == *" race "* ]]; then
     echo "== race"
     python3 "$here/bench/linear_epilogues.py" race "$here/.bundle/lk" "$out/race.json"
+  fi
+  if [[ $steps == *" tune "* ]]; then
+    echo "== tune"
+    python3 "$here/bench/linear_epilogues.py" tune "$here/.bundle/lk" "$out/tuned.json" 24
+    python3 "$here/bench/linear_epilogues.py" race "$here/.bundle/lk" "$out/race-tuned.json" tuned
   fi
   if [[ $steps == *" pytest "* ]]; then
     echo "== pytest (GPU)"
