@@ -13,7 +13,7 @@ modules whatever the order of the imports.
 import torch
 
 from .ops import linear, register_torch_ops
-from .workload import ACTIVATIONS
+from .workload import check_activation
 
 register_torch_ops()
 
@@ -28,9 +28,7 @@ class Linear(torch.nn.Linear):
 
     def __init__(self, in_features, out_features, bias=True, activation=None,
                  device=None, dtype=None):
-        if activation not in (None,) + ACTIVATIONS:
-            raise ValueError(f"activation {activation!r} is not one of None, "
-                             f"{', '.join(map(repr, ACTIVATIONS))}")
+        check_activation(activation)
         super().__init__(in_features, out_features, bias=bias, device=device,
                          dtype=dtype)
         self.activation = activation

@@ -22,7 +22,7 @@ from typing import Optional
 from . import runtime
 from .compiler import compile_linear, compile_matmul_relu
 from .errors import TesselError
-from .workload import ACTIVATIONS
+from .workload import check_activation
 
 # torch dtype (as str(), so this module needs no torch import) -> Tessel's.
 _DTYPES = {"torch.float16": "f16", "torch.bfloat16": "bf16",
@@ -285,9 +285,7 @@ def _check_linear(x, weight, bias, activation, torch):
     """The checks of tessel.linear's arguments that need no GPU; returns
     (m, n, k): x's rows (its leading dimensions flattened), out_features,
     in_features."""
-    if activation not in (None,) + ACTIVATIONS:
-        raise ValueError(f"activation {activation!r} is not one of None, "
-                         f"{', '.join(map(repr, ACTIVATIONS))}")
+    check_activation(activation)
     for name, t in (("x", x), ("weight", weight)):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} must be a torch.Tensor, got "

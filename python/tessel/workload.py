@@ -137,6 +137,13 @@ _ACTIVATIONS = {
              "%y = arith.divf %v, %d : f32"],
 }
 ACTIVATIONS = tuple(a for a in _ACTIVATIONS if a)
+
+
+def check_activation(activation):
+    """Raises ValueError unless `activation` is None or one of ACTIVATIONS."""
+    if activation not in (None,) + ACTIVATIONS:
+        raise ValueError(f"activation {activation!r} is not one of None, "
+                         f"{', '.join(map(repr, ACTIVATIONS))}")
 WEIGHT_LAYOUTS = ("nk", "kn")
 
 
@@ -155,9 +162,7 @@ def linear_ir(m, n, k, dtype, *, bias=True, activation=None, weight="nk",
     in the plain layout). The bias (n elements, the input dtype) is added
     to every row. Arguments: x, W, [bias,] y."""
     check_problem(m, n, k, dtype)
-    if activation not in _ACTIVATIONS:
-        raise ValueError(f"activation {activation!r} is not one of None, "
-                         f"{', '.join(map(repr, ACTIVATIONS))}")
+    check_activation(activation)
     if weight not in WEIGHT_LAYOUTS:
         raise ValueError(f"weight layout {weight!r} is not 'nk' or 'kn'")
     dt = dtype
