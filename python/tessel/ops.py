@@ -64,6 +64,18 @@ def _check_cuda(name, t):
                          "CUDA tensors")
 
 
+def _check_devices(named):
+    """Each (name, tensor) of `named` whose tensor is not None is a CUDA
+    tensor on the first one's device."""
+    first, reference = named[0]
+    for name, tensor in named:
+        if tensor is not None:
+            _check_cuda(name, tensor)
+            if tensor.device != reference.device:
+                raise ValueError(f"{name} is on {tensor.device}, {first} on "
+                                 f"{reference.device}")
+
+
 class Kernel:
     """One compiled function loaded on one GPU, callable on tensors whose
     shapes and dtypes are those it was compiled for."""
@@ -265,12 +277,7 @@ def _matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
                              f"{tuple(out.shape)} {out.dtype}")
         _check_contiguous("out", out)
     # Device checks last: everything above is checkable without a GPU.
-    for name, tensor in (("a", a), ("b", b), ("out", out)):
-        if tensor is not None:
-            _check_cuda(name, tensor)
-            if tensor.device != a.device:
-                raise ValueError(f"{name} is on {tensor.device}, a on "
-                                 f"{a.device}")
+    _check_devices((("a", a), ("b", b), ("out", out)))
     if out is None:
         out = torch.empty((m, n), dtype=a.dtype, device=a.device)
     kernel = get_kernel(m, n, k, _DTYPES[str(a.dtype)], a.device.index or 0,
@@ -359,12 +366,7 @@ def _linear(x, weight, bias, activation, *, knobs=None, schedule=None,
     _check_contiguous("weight", weight)
     if bias is not None:
         _check_contiguous("bias", bias)
-    for name, tensor in (("x", x), ("weight", weight), ("bias", bias)):
-        if tensor is not None:
-            _check_cuda(name, tensor)
-            if tensor.device != x.device:
-                raise ValueError(f"{name} is on {tensor.device}, x on "
-                                 f"{x.device}")
+    _check_devices((("x", x), ("weight", weight), ("bias", bias)))
     out = torch.empty((*x.shape[:-1], n), dtype=x.dtype, device=x.device)
     if m == 0:
         return out
