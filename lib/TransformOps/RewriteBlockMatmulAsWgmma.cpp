@@ -349,20 +349,17 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
     Value flat;
     int64_t rows, cols, base; // base: element offset in a slot
     bool isA;
-    Value mn0; // the tile's origin along M (A) or N (B)
-    bool kMajor;
   };
   SmallVector<Operand> operands;
   int64_t base = 0;
   if (readA) {
-    operands.push_back(
-        {&a, flatView(a.source), bm.m, kTileK, base, true, m0, true});
+    operands.push_back({&a, flatView(a.source), bm.m, kTileK, base, true});
     base += 2 * bm.m * kTileK;
   }
   if (readB)
-    operands.push_back(
-        {&bOp, flatView(bOp.source), bm.bKMajor() ? bm.n : kTileK,
-         bm.bKMajor() ? kTileK : bm.n, base, false, n0, bm.bKMajor()});
+    operands.push_back({&bOp, flatView(bOp.source),
+                        bm.bKMajor() ? bm.n : kTileK,
+                        bm.bKMajor() ? kTileK : bm.n, base, false});
   // Walks operand `op`'s tile of K step `kt` (the chunks of this thread):
   // body(j, granule indices, row, col) with j counting the thread's chunks.
   auto walk =
@@ -370,8 +367,11 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
           function_ref<void(int64_t, const ChunkGranules &, Value, Value)>
               body) {
         Value k0 = mul(kt, kTileK);
-        Value rowOrigin = op.kMajor ? op.mn0 : k0;
-        Value colOrigin = op.kMajor ? k0 : op.mn0;
+        // A's and a K-major B's rows run along M or N, an MN-major B's
+        // along K.
+        Value mn0 = op.isA ? m0 : n0;
+        bool kMajor = op.isA || bm.bKMajor();
+        Value rowOrigin = kMajor ? mn0 : k0, colOrigin = kMajor ? k0 : mn0;
         // Clamped at 0: past the last K step (the refills of the last slots)
         // nothing is valid, and forEachChunk compares rows unsigned.
         auto left = [&](int64_t d, Value origin) -> Value {
