@@ -46,6 +46,11 @@ module attributes {transform.with_named_sequence, tessel.min_chip = "sm_80"} {
     %stage_output = transform.tune.knob<"stage_output"> = 0 : i64
         from options = [0, 1] -> !transform.param<i64>
 
+    // Batch dimensions (linalg.batch_matmul, batched generics): each batch
+    // element gets its own blocks along grid z, and the steps below see
+    // one element's 2-D linalg.matmul and epilogue.
+    %batch = transform.tessel.tile_batch_to_blocks %root
+        : (!transform.any_op) -> !transform.any_op
     %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
         : (!transform.any_op) -> !transform.any_op
     %fill = transform.structured.match ops{["linalg.fill"]} in %root
@@ -98,6 +103,8 @@ module attributes {transform.with_named_sequence, tessel.min_chip = "sm_80"} {
     // Step 4. Map the block loop to a gpu.launch, order its blocks for L2
     // reuse, and rewrite the block's matmul + fill + ReLU into the
     // shared-memory, warp-level mma.sync loop.
+    // The batch loop and the block loop tiled inside it become one grid.
+    transform.tessel.merge_block_foralls %func_b : !transform.any_op
     %launch = transform.gpu.map_forall_to_blocks %func_b generate_gpu_launch
         : (!transform.any_op) -> !transform.any_op
     transform.tessel.swizzle_block_order %launch group %group_m

@@ -31,6 +31,11 @@ module attributes {transform.with_named_sequence, tessel.min_chip = "sm_70"} {
     %thread_n = transform.tune.knob<"thread_n"> = 8 : i64
         from options = [1, 2, 4, 8] -> !transform.param<i64>
 
+    // Batch dimensions (linalg.batch_matmul, batched generics): each batch
+    // element gets its own blocks along grid z, and the steps below see
+    // one element's 2-D linalg.matmul and epilogue.
+    %batch = transform.tessel.tile_batch_to_blocks %root
+        : (!transform.any_op) -> !transform.any_op
     %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
         : (!transform.any_op) -> !transform.any_op
     %fill = transform.structured.match ops{["linalg.fill"]} in %root
@@ -152,6 +157,8 @@ module attributes {transform.with_named_sequence, tessel.min_chip = "sm_70"} {
     // 16-byte aligned (K or N not a multiple of 4 floats) are read from
     // copies with aligned rows, so that their loads stay 16 bytes wide,
     // unless they are too small to repay the copy's launch.
+    // The batch loop and the block loop tiled inside it become one grid.
+    transform.tessel.merge_block_foralls %func_b : !transform.any_op
     %launch = transform.gpu.map_forall_to_blocks %func_b generate_gpu_launch
         : (!transform.any_op) -> !transform.any_op
     %launch_t = transform.tessel.map_nested_forall_to_threads %launch

@@ -37,6 +37,11 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
     %group_m = transform.tune.knob<"group_m"> = 8 : i64
         from options = [1, 4, 8, 16] -> !transform.param<i64>
 
+    // Batch dimensions (linalg.batch_matmul, batched generics): each batch
+    // element gets its own blocks along grid z, and the steps below see
+    // one element's 2-D linalg.matmul and epilogue.
+    %batch = transform.tessel.tile_batch_to_blocks %root
+        : (!transform.any_op) -> !transform.any_op
     %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
         : (!transform.any_op) -> !transform.any_op
     %fill = transform.structured.match ops{["linalg.fill"]} in %root
@@ -88,6 +93,8 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
     // Step 4. Map the block loop to a gpu.launch, order its blocks for L2
     // reuse, and rewrite the block's matmul + fill + ReLU into the
     // TMA + mbarrier + wgmma pipeline.
+    // The batch loop and the block loop tiled inside it become one grid.
+    transform.tessel.merge_block_foralls %func_b : !transform.any_op
     %launch = transform.gpu.map_forall_to_blocks %func_b generate_gpu_launch
         : (!transform.any_op) -> !transform.any_op
     transform.tessel.swizzle_block_order %launch group %group_m

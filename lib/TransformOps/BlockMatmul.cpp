@@ -79,16 +79,22 @@ static LogicalResult checkEpilogue(linalg::GenericOp generic, Value acc,
 std::optional<int64_t> tessel::rowStride(MemRefType type) {
   int64_t offset;
   SmallVector<int64_t> strides;
-  if (type.getRank() != 2 ||
-      failed(type.getStridesAndOffset(strides, offset)) || strides[1] != 1 ||
-      ShapedType::isDynamic(strides[0]))
+  if (type.getRank() < 2 ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1 || ShapedType::isDynamic(strides.end()[-2]))
     return std::nullopt;
-  return strides[0];
+  return strides.end()[-2];
 }
 
 bool tessel::hasAlignedRows(MemRefType type, int64_t bytes) {
-  std::optional<int64_t> stride = rowStride(type);
-  return stride && *stride * type.getElementTypeBitWidth() / 8 % bytes == 0;
+  if (!rowStride(type))
+    return false;
+  // Every stride but the unit one: the rows' and, batched, the matrices'.
+  auto [strides, offset] = type.getStridesAndOffset();
+  int64_t elemBits = type.getElementTypeBitWidth();
+  return llvm::all_of(ArrayRef(strides).drop_back(), [&](int64_t stride) {
+    return !ShapedType::isDynamic(stride) && stride * elemBits / 8 % bytes == 0;
+  });
 }
 
 int64_t tessel::alignedChunk(MemRefType type, int64_t maxElems) {
@@ -303,23 +309,65 @@ void tessel::eraseBlockMatmul(RewriterBase &rewriter, const BlockMatmul &bm) {
 
 FailureOr<TiledOperand> tessel::getTiledOperand(Value value,
                                                 gpu::LaunchOp launch) {
-  TiledOperand t;
-  if (auto subview = value.getDefiningOp<memref::SubViewOp>()) {
+  // The chain of views from the buffer down to the tile.
+  SmallVector<memref::SubViewOp> chain;
+  Value source = value;
+  while (auto subview = source.getDefiningOp<memref::SubViewOp>()) {
     if (!subview.hasUnitStride())
       return failure();
-    t.source = subview.getSource();
-    t.offsets = subview.getMixedOffsets();
-  } else {
-    t.source = value;
-    t.offsets.assign(2, OpFoldResult(IntegerAttr::get(
-                            IndexType::get(value.getContext()), 0)));
+    chain.push_back(subview);
+    source = subview.getSource();
   }
-  auto type = dyn_cast<MemRefType>(t.source.getType());
-  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+  auto type = dyn_cast<MemRefType>(source.getType());
+  if (!type || type.getRank() < 2 || !type.hasStaticShape() ||
       !rowStride(type) ||
-      launch.getBody().isAncestor(t.source.getParentRegion()))
+      launch.getBody().isAncestor(source.getParentRegion()))
+    return failure();
+  TiledOperand t;
+  t.source = source;
+  t.offsetTerms.resize(type.getRank());
+  // dims[i]: the buffer's dimension that dimension i of the current view
+  // runs along.
+  SmallVector<int64_t> dims = llvm::to_vector(llvm::seq(type.getRank()));
+  for (memref::SubViewOp subview : llvm::reverse(chain)) {
+    llvm::SmallBitVector dropped = subview.getDroppedDims();
+    SmallVector<int64_t> kept;
+    for (auto [i, offset] : llvm::enumerate(subview.getMixedOffsets())) {
+      if (getConstantIntValue(offset) != 0)
+        t.offsetTerms[dims[i]].push_back(offset);
+      if (!dropped.test(i))
+        kept.push_back(dims[i]);
+    }
+    dims = kept;
+  }
+  // The tile keeps the buffer's last two dimensions, in order.
+  if (dims.size() != 2 || dims[0] != type.getRank() - 2 ||
+      dims[1] != type.getRank() - 1)
     return failure();
   return t;
+}
+
+SmallVector<OpFoldResult> TiledOperand::offsets(OpBuilder &b,
+                                                Location loc) const {
+  SmallVector<OpFoldResult> result;
+  for (ArrayRef<OpFoldResult> terms : offsetTerms) {
+    OpFoldResult total = b.getIndexAttr(0);
+    for (OpFoldResult term : terms) {
+      std::optional<int64_t> x = getConstantIntValue(total),
+                             y = getConstantIntValue(term);
+      if (x == 0)
+        total = term;
+      else if (x && y)
+        total = b.getIndexAttr(*x + *y);
+      else
+        total = arith::AddIOp::create(
+                    b, loc, getValueOrCreateConstantIndexOp(b, loc, total),
+                    getValueOrCreateConstantIndexOp(b, loc, term))
+                    .getResult();
+    }
+    result.push_back(total);
+  }
+  return result;
 }
 
 //===----------------------------------------------------------------------===//
@@ -404,8 +452,10 @@ Value KernelBuilder::loadValid(VectorType type, Value source,
 Value KernelBuilder::flatView(Value source) {
   auto type = cast<MemRefType>(source.getType());
   auto [strides, offset] = type.getStridesAndOffset();
-  int64_t extent =
-      offset + (type.getDimSize(0) - 1) * strides[0] + type.getDimSize(1);
+  // One past the last element.
+  int64_t extent = offset + 1;
+  for (auto [size, stride] : llvm::zip_equal(type.getShape(), strides))
+    extent += (size - 1) * stride;
   Value aligned = memref::AssumeAlignmentOp::create(b, loc, source,
                                                     b.getI32IntegerAttr(16));
   return memref::ReinterpretCastOp::create(
@@ -421,7 +471,7 @@ KernelBuilder::chunkGranuleIndices(Value source, Value flat, Value row,
   int64_t perGranule = 128 / type.getElementTypeBitWidth();
   int64_t extent = cast<MemRefType>(flat.getType()).getDimSize(0);
   // The chunk's first element, or the buffer's when none is valid.
-  Value first = addC(add(mul(row, strides[0]), col), offset);
+  Value first = addC(add(mul(row, strides.end()[-2]), col), offset);
   if (getConstantIntValue(valid) != perGranule)
     first = select(eq(valid, 0), cst(offset), first);
   Value lo = arith::AndIOp::create(b, loc, first, cst(-perGranule));
@@ -557,23 +607,24 @@ public:
     for (Value source : sources) {
       auto type = cast<MemRefType>(source.getType());
       int64_t elems = 128 / type.getElementTypeBitWidth();
+      int64_t cols = type.getShape().back();
       // Rows padded to 128 bytes: TMA reads rows that start on 32-byte
       // boundaries fastest (bench/results/any-shape/README.md).
-      int64_t padded = llvm::alignTo(type.getDimSize(1), 8 * elems);
+      int64_t padded = llvm::alignTo(cols, 8 * elems);
       // Rows a multiple of 4 KiB apart put a tile's rows in the same
       // memory partitions and cache sets; one more granule breaks that.
       if (padded * type.getElementTypeBitWidth() / 8 % 4096 == 0)
         padded += 8 * elems;
-      auto wsType =
-          MemRefType::get({type.getDimSize(0), padded}, type.getElementType());
+      SmallVector<int64_t> wsShape(type.getShape());
+      wsShape.back() = padded;
+      auto wsType = MemRefType::get(wsShape, type.getElementType());
       workspaces.push_back(gpu::AllocOp::create(b, loc, wsType,
                                                 /*asyncToken=*/Type(),
                                                 ValueRange(), ValueRange(),
                                                 ValueRange())
                                .getMemref());
       firstBlocks.push_back(blocks);
-      int64_t chunks =
-          type.getDimSize(0) * llvm::divideCeil(type.getDimSize(1), elems);
+      int64_t chunks = rowCount(type) * llvm::divideCeil(cols, elems);
       blocks += llvm::divideCeil(chunks, kBlockChunks);
     }
     auto copy = gpu::LaunchOp::create(b, loc, cst(blocks), cst(1), cst(1),
@@ -607,11 +658,31 @@ public:
   }
 
 private:
+  /// The rows of all the matrices of a (batched) buffer.
+  static int64_t rowCount(MemRefType type) {
+    int64_t rows = 1;
+    for (int64_t size : type.getShape().drop_back())
+      rows *= size;
+    return rows;
+  }
+  /// The indices of element `col` of row `row` (counted over all matrices)
+  /// of a buffer of `type`'s shape.
+  SmallVector<Value> indices(MemRefType type, Value row, Value col) {
+    SmallVector<Value> result;
+    for (int64_t size : llvm::reverse(type.getShape().drop_back())) {
+      result.push_back(rem(row, size));
+      row = div(row, size);
+    }
+    std::reverse(result.begin(), result.end());
+    result.push_back(col);
+    return result;
+  }
   /// Copies the thread's chunks of block `block` (counted from the
-  /// source's first block) of `source` into `ws`.
+  /// source's first block) of `source` into `ws`: the rows of all its
+  /// matrices in turn (batch and row dimensions contiguous, isCopyable).
   void copyChunks(Value source, Value ws, Value block, Value tid) {
     auto type = cast<MemRefType>(source.getType());
-    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    int64_t rows = rowCount(type), cols = type.getShape().back();
     int64_t bits = type.getElementTypeBitWidth();
     int64_t elems = 128 / bits;
     int64_t chunksPerRow = llvm::divideCeil(cols, elems);
@@ -639,7 +710,10 @@ private:
       if (granules)
         c.granules = loadChunkGranules(source, flat, c.row, c.col, c.valid);
       else
-        c.value = loadValid(vecType, source, ValueRange{c.row, c.col}, c.valid);
+        c.value = loadValid(vecType, source,
+                            type.getRank() == 2 ? SmallVector<Value>{c.row, c.col}
+                                                : indices(type, c.row, c.col),
+                            c.valid);
       chunks.push_back(c);
     }
     for (Chunk &c : chunks) {
@@ -650,13 +724,28 @@ private:
       b.setInsertionPointToStart(inside.thenBlock());
       // The workspace comes from the runtime's allocator (256-byte aligned)
       // and its rows are 128 bytes apart: each chunk is 16-byte aligned.
-      vector::StoreOp::create(b, loc, value, ws, ValueRange{c.row, c.col},
-                              /*nontemporal=*/false, llvm::MaybeAlign(16));
+      vector::StoreOp::create(
+          b, loc, value, ws,
+          type.getRank() == 2 ? SmallVector<Value>{c.row, c.col}
+                              : indices(type, c.row, c.col),
+          /*nontemporal=*/false, llvm::MaybeAlign(16));
     }
   }
 };
 
 } // namespace
+
+bool tessel::isCopyable(MemRefType type) {
+  if (!type.hasStaticShape() || !rowStride(type))
+    return false;
+  // Batched: each dimension's stride spans the next one's whole extent, so
+  // that the rows of all matrices follow each other a row stride apart.
+  auto [strides, offset] = type.getStridesAndOffset();
+  for (int64_t d = 0; d + 2 < type.getRank(); ++d)
+    if (strides[d] != strides[d + 1] * type.getDimSize(d + 1))
+      return false;
+  return true;
+}
 
 SmallVector<Value> tessel::copyToAlignedRows(RewriterBase &rewriter,
                                              gpu::LaunchOp launch,

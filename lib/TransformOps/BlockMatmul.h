@@ -73,24 +73,38 @@ mlir::Value applyEpilogue(mlir::OpBuilder &b, mlir::Location loc,
 void eraseBlockMatmul(mlir::RewriterBase &rewriter, const BlockMatmul &bm);
 
 /// A tile operand read through the whole buffer it is a tile of: the
-/// buffer (defined outside the launch) and the tile's offsets in it.
+/// buffer (defined outside the launch) and the tile's offsets in it. A
+/// batched buffer has leading batch dimensions, which the 2-D tile drops
+/// (rank-reducing views); the tile's rows and columns are the buffer's
+/// last two dimensions.
 struct TiledOperand {
   mlir::Value source;
-  llvm::SmallVector<mlir::OpFoldResult> offsets;
+  /// Per dimension of `source`, the offsets along it of the views from the
+  /// buffer down to the tile; their sum is the tile's offset (0 if none).
+  llvm::SmallVector<llvm::SmallVector<mlir::OpFoldResult, 1>> offsetTerms;
+
+  int64_t batchRank() const { return int64_t(offsetTerms.size()) - 2; }
+  /// The tile's offsets, one per dimension of `source` (the batch's, then
+  /// the row's and the column's), added with `b` where not constant.
+  llvm::SmallVector<mlir::OpFoldResult> offsets(mlir::OpBuilder &b,
+                                                mlir::Location loc) const;
 };
 
-/// Reads `value` as a unit-stride tile (memref.subview, or the buffer
-/// itself) of a 2-D buffer with a unit inner stride defined outside
-/// `launch`; failure otherwise.
+/// Reads `value` as a unit-stride tile of a statically shaped buffer with
+/// a unit inner stride defined outside `launch`: the buffer itself, or a
+/// chain of memref.subviews of it that keeps the buffer's last two
+/// dimensions and drops any leading (batch) ones; failure otherwise.
+/// Creates nothing.
 mlir::FailureOr<TiledOperand> getTiledOperand(mlir::Value value,
                                               mlir::gpu::LaunchOp launch);
 
-/// The row stride of a 2-D memref with a unit inner stride, in elements,
-/// or nullopt when dynamic or not strided.
+/// The row stride of a memref of rank 2 or more with a unit inner stride,
+/// in elements, or nullopt when dynamic or not strided.
 std::optional<int64_t> rowStride(mlir::MemRefType type);
 
-/// Whether the rows of the 2-D memref type start on `bytes`-byte boundaries
-/// (given an aligned base): TMA and 16-byte cp.async need 16.
+/// Whether the rows of the memref type (and, batched, its matrices) start
+/// on `bytes`-byte boundaries (given an aligned base): TMA and 16-byte
+/// cp.async need 16.
 bool hasAlignedRows(mlir::MemRefType type, int64_t bytes = 16);
 
 /// The number of elements a thread stores at once into the 2-D buffer
@@ -102,12 +116,20 @@ bool hasAlignedRows(mlir::MemRefType type, int64_t bytes = 16);
 /// 2804x16229x66 f16's main kernel took 3.5x the time of 2816x16240x80's).
 int64_t alignedChunk(mlir::MemRefType type, int64_t maxElems);
 
-/// Copies each of `sources`, statically shaped 2-D buffers defined outside
-/// `launch` whose rows are not 16-byte aligned, into a workspace with rows
-/// padded to 128 bytes: a `gpu.alloc` each and one copy kernel for all (a
-/// `gpu.launch`; each launch costs microseconds) just before `launch`, and
-/// the `gpu.dealloc`s just after. Returns the workspaces, in order; the
-/// leading source-shaped part of each holds its copy. The kernel reads
+/// Whether copyToAlignedRows can copy a buffer of this type: statically
+/// shaped, of rank 2 or more, with a unit inner stride and (batched) batch
+/// and row dimensions that are contiguous (one run of rows).
+bool isCopyable(mlir::MemRefType type);
+
+/// Copies each of `sources`, statically shaped buffers of rank 2 or more
+/// defined outside `launch` whose rows are not 16-byte aligned, into a
+/// workspace with rows padded to 128 bytes: a `gpu.alloc` each and one copy
+/// kernel for all (a `gpu.launch`; each launch costs microseconds) just
+/// before `launch`, and the `gpu.dealloc`s just after. A batched source's
+/// matrices are copied as the rows of one, so its batch and row dimensions
+/// must be contiguous (isCopyable). Returns the workspaces, in order, each
+/// of its source's rank; the leading source-shaped part of each holds its
+/// copy. The kernel reads
 /// misaligned 16- and 32-bit rows through aligned 16-byte granules, so it
 /// assumes such a source's start 16-byte aligned (memref.assume_alignment,
 /// which the kernel's signature then declares and the runtime checks).
@@ -190,7 +212,7 @@ protected:
   mlir::Value loadValid(mlir::VectorType type, mlir::Value source,
                         mlir::ValueRange indices, mlir::Value valid);
   /// A 1-D view, from its first element, of a statically shaped, strided
-  /// 2-D buffer whose start the kernel assumes 16-byte aligned
+  /// buffer of rank 2 or more whose start the kernel assumes 16-byte aligned
   /// (memref.assume_alignment; tessel-set-vector-alignment then declares
   /// that alignment in the kernel's signature, which the runtime checks).
   mlir::Value flatView(mlir::Value source);
@@ -203,7 +225,8 @@ protected:
   /// Where the granules of the chunk of `valid` elements at (row, col) of
   /// `source` lie in `flat` (its flatView): `lo` and `hi` are element
   /// indices of 16-byte aligned granules of `flat` (values here are
-  /// indices, not vectors).
+  /// indices, not vectors). A batched `source`'s rows are counted over all
+  /// its matrices, which must be contiguous (isCopyable).
   ChunkGranules chunkGranuleIndices(mlir::Value source, mlir::Value flat,
                                     mlir::Value row, mlir::Value col,
                                     mlir::Value valid);

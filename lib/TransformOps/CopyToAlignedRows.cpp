@@ -83,8 +83,7 @@ tessel::CopyToAlignedRowsOp::apply(transform::TransformRewriter &rewriter,
     SmallVector<Value> misaligned;
     for (Value value : captured) {
       auto type = dyn_cast<MemRefType>(value.getType());
-      if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
-          !rowStride(type) || !type.getElementType().isIntOrFloat() ||
+      if (!type || !isCopyable(type) || !type.getElementType().isIntOrFloat() ||
           hasAlignedRows(type, alignment) ||
           type.getNumElements() < getMinElements())
         continue;
@@ -99,8 +98,9 @@ tessel::CopyToAlignedRowsOp::apply(transform::TransformRewriter &rewriter,
       auto type = cast<MemRefType>(value.getType());
       rewriter.setInsertionPointToStart(&body.front());
       Value view = memref::SubViewOp::create(
-          rewriter, launch.getLoc(), ws, ArrayRef<int64_t>{0, 0},
-          type.getShape(), ArrayRef<int64_t>{1, 1});
+          rewriter, launch.getLoc(), ws,
+          SmallVector<int64_t>(type.getRank(), 0), type.getShape(),
+          SmallVector<int64_t>(type.getRank(), 1));
       replaceReads(rewriter, value, view, body);
     }
   }

@@ -398,7 +398,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
       if (hasAlignedRows(cast<MemRefType>(operand->getType())))
         continue;
       FailureOr<TiledOperand> tiled = getTiledOperand(*operand, bm.launch);
-      if (failed(tiled))
+      if (failed(tiled) ||
+          !isCopyable(cast<MemRefType>(tiled->source.getType())))
         return failOnTarget(
             *this, target,
             "the rows of A or B are not 16-byte aligned and the operand is "
@@ -413,11 +414,20 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
       auto &[operand, tiled] = entry;
       rewriter.setInsertionPoint(bm.op());
       auto type = cast<MemRefType>(operand->getType());
-      SmallVector<OpFoldResult> sizes =
-          memref::getMixedSizes(rewriter, bm.loc(), *operand);
-      *operand = memref::SubViewOp::create(
-          rewriter, bm.loc(), ws, tiled.offsets, sizes,
-          SmallVector<OpFoldResult>(type.getRank(), rewriter.getIndexAttr(1)));
+      // The tile of the copy, at the same offsets; a batched copy's batch
+      // dimensions are dropped again.
+      SmallVector<OpFoldResult> sizes(tiled.batchRank(),
+                                      rewriter.getIndexAttr(1));
+      llvm::append_range(sizes,
+                         memref::getMixedSizes(rewriter, bm.loc(), *operand));
+      SmallVector<OpFoldResult> strides(sizes.size(),
+                                        rewriter.getIndexAttr(1));
+      SmallVector<OpFoldResult> offsets = tiled.offsets(rewriter, bm.loc());
+      auto tileType = memref::SubViewOp::inferRankReducedResultType(
+          type.getShape(), cast<MemRefType>(ws.getType()), offsets, sizes,
+          strides);
+      *operand = memref::SubViewOp::create(rewriter, bm.loc(), tileType, ws,
+                                           offsets, sizes, strides);
     }
 
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();

@@ -57,6 +57,8 @@ static constexpr int64_t kBoxN = 64;
 static constexpr int64_t kChunk = 8;
 /// Largest box dimension TMA accepts.
 static constexpr int64_t kMaxBoxDim = 256;
+/// The most dimensions a tensor map has.
+static constexpr int64_t kMaxTmaRank = 5;
 /// Shared memory one block may use on sm_90 (227 KiB).
 static constexpr int64_t kMaxSharedMemory = 232448;
 /// Producer warpgroups at most when the threads read operands.
@@ -176,7 +178,26 @@ private:
     return bm.bKMajor() ? SmallVector<int64_t>{bm.n, kTileK}
                         : SmallVector<int64_t>{kTileK, kBoxN};
   }
+  /// A tensor map of the whole `source` (batched: its batch dimensions
+  /// too, with a box of one matrix along them) whose box is `box` in its
+  /// last two dimensions.
   Value makeTensorMap(Value source, ArrayRef<int64_t> box);
+  /// `shape` behind `batchRank` unit dimensions: a TMA load's destination
+  /// for a tensor map of that rank.
+  static SmallVector<int64_t> withBatch(int64_t batchRank,
+                                        ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> full(batchRank, 1);
+    llvm::append_range(full, shape);
+    return full;
+  }
+  /// TMA coordinates, innermost first: `col` and `row` of the tile, then
+  /// the tile's batch indices (`batch`, outermost first) from the last.
+  static SmallVector<Value> coordinates(Value col, Value row,
+                                        ArrayRef<Value> batch) {
+    SmallVector<Value> c{col, row};
+    llvm::append_range(c, llvm::reverse(batch));
+    return c;
+  }
   void emitProducer(Value m0, Value n0, Value tidX, Value producer);
   /// A chunk loaded as its two granules, to be realigned and stored at
   /// `index` of `ring` (a stage of one operand).
@@ -225,7 +246,13 @@ private:
   bool readA, readB;
   int64_t stagingSlots;
   wgmma::Layout l;
-  Value tid, raw, alignPad, full, empty, descA, descB;
+  Value tid, raw, alignPad, full, empty;
+  /// The tensor maps TMA loads through, and those whose types the wgmma
+  /// descriptors read (the same maps, or stand-ins of 2-D box types for a
+  /// batched or read operand).
+  Value descA, descB, wgmmaDescA, wgmmaDescB;
+  /// The block's batch indices in A and B (empty without batch).
+  SmallVector<Value> batchA, batchB;
 };
 
 } // namespace
@@ -240,8 +267,9 @@ WgmmaEmitter::tensorMapType(ArrayRef<int64_t> box) {
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
 }
 
-Value WgmmaEmitter::makeTensorMap(Value source, ArrayRef<int64_t> box) {
+Value WgmmaEmitter::makeTensorMap(Value source, ArrayRef<int64_t> matrixBox) {
   auto type = cast<MemRefType>(source.getType());
+  SmallVector<int64_t> box = withBatch(type.getRank() - 2, matrixBox);
   Value unranked = memref::CastOp::create(
       b, loc,
       UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace()),
@@ -312,20 +340,25 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
   }
   nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, cst(tmaBytes), stage,
                                           Value());
+  int64_t batchRank = batchA.size();
+  auto tile = [&](int64_t rows, int64_t cols) {
+    return sharedType(withBatch(batchRank, {rows, cols}), bm.inType);
+  };
   if (!readA)
-    nvgpu::TmaAsyncLoadOp::create(
-        b, loc, view(aBytes, sharedType({bm.m, kTileK}, bm.inType)), full,
-        descA, ValueRange{k0, m0}, stage, Value(), Value());
+    nvgpu::TmaAsyncLoadOp::create(b, loc, view(aBytes, tile(bm.m, kTileK)),
+                                  full, descA, coordinates(k0, m0, batchA),
+                                  stage, Value(), Value());
   if (!readB && bm.bKMajor())
-    nvgpu::TmaAsyncLoadOp::create(
-        b, loc, view(bBytes, sharedType({bm.n, kTileK}, bm.inType)), full,
-        descB, ValueRange{k0, n0}, stage, Value(), Value());
+    nvgpu::TmaAsyncLoadOp::create(b, loc, view(bBytes, tile(bm.n, kTileK)),
+                                  full, descB, coordinates(k0, n0, batchB),
+                                  stage, Value(), Value());
   for (int64_t j = 0; !readB && !bm.bKMajor() && j < bm.n / kBoxN; ++j) {
     Value bDst = view(addC(bBytes, j * kTileK * kBoxN * inBytes),
-                      sharedType({kTileK, kBoxN}, bm.inType));
-    nvgpu::TmaAsyncLoadOp::create(b, loc, bDst, full, descB,
-                                  ValueRange{addC(n0, j * kBoxN), k0}, stage,
-                                  Value(), Value());
+                      tile(kTileK, kBoxN));
+    nvgpu::TmaAsyncLoadOp::create(
+        b, loc, bDst, full, descB,
+        coordinates(addC(n0, j * kBoxN), k0, batchB), stage, Value(),
+        Value());
   }
 }
 
@@ -550,9 +583,9 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
         if (!bm.bKMajor()) {
           Value bStage = view(bBytes, sharedType({kTileK, bm.n}, bm.inType));
           Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(
-              b, loc, descTypeA, aRows, descA);
+              b, loc, descTypeA, aRows, wgmmaDescA);
           Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(
-              b, loc, descTypeB, bStage, descB);
+              b, loc, descTypeB, bStage, wgmmaDescB);
           // waitGroup = 1: this k step's wgmma group stays in flight while
           // the previous one is waited for; its buffer is then released.
           next = nvgpu::WarpgroupMmaOp::create(
@@ -604,9 +637,9 @@ Value WgmmaEmitter::emitKMajorMma(Type accType, Value aRows, Value bBytes,
   };
   for (int64_t s = 0; s < kSlices; ++s) {
     Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, loc, descTypeA, slice(aRows, kWgmmaM, s * kSliceK), descA);
+        b, loc, descTypeA, slice(aRows, kWgmmaM, s * kSliceK), wgmmaDescA);
     Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, loc, descTypeB, slice(bStage, bm.n, s * kSliceK), descB);
+        b, loc, descTypeB, slice(bStage, bm.n, s * kSliceK), wgmmaDescB);
     acc = nvgpu::WarpgroupMmaOp::create(b, loc, accType, dA, dB,
                                         b.getI64IntegerAttr(kSlices),
                                         UnitAttr(), UnitAttr(), acc);
@@ -668,22 +701,34 @@ scf::ForOp WgmmaEmitter::emit() {
     if (!readB)
       descB = makeTensorMap(bOp.source, boxB());
   }
-  // An operand the producer reads has no tensor map; the consumers' wgmma
-  // descriptors take only its type (for the swizzle), so a poison value of
-  // that type stands in and lowers away.
+  // The consumers' wgmma descriptors take only a tensor map's type (for
+  // the swizzle and, from a 2-D box, the leading byte offset). An operand
+  // the producer reads has no tensor map, and a batched operand's has a
+  // batch dimension: a poison value of the 2-D box's type stands in and
+  // lowers away.
   auto noMap = [&](nvgpu::TensorMapDescriptorType type) -> Value {
     Value poison = LLVM::PoisonOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext()));
     return UnrealizedConversionCastOp::create(b, loc, type, poison)
         .getResult(0);
   };
-  if (readA)
-    descA = noMap(tensorMapType({bm.m, kTileK}));
-  if (readB)
-    descB = noMap(tensorMapType(boxB()));
+  wgmmaDescA = readA || a.batchRank() > 0
+                   ? noMap(tensorMapType({bm.m, kTileK}))
+                   : descA;
+  wgmmaDescB = readB || bOp.batchRank() > 0 ? noMap(tensorMapType(boxB()))
+                                            : descB;
 
-  Value m0 = getValueOrCreateConstantIndexOp(b, loc, a.offsets[0]);
-  Value n0 = getValueOrCreateConstantIndexOp(b, loc, bOp.offsets[bm.bDimN()]);
+  auto values = [&](ArrayRef<OpFoldResult> offsets) {
+    return llvm::map_to_vector(offsets, [&](OpFoldResult offset) {
+      return getValueOrCreateConstantIndexOp(b, loc, offset);
+    });
+  };
+  SmallVector<Value> aOffsets = values(a.offsets(b, loc));
+  SmallVector<Value> bOffsets = values(bOp.offsets(b, loc));
+  batchA.assign(aOffsets.begin(), aOffsets.end() - 2);
+  batchB.assign(bOffsets.begin(), bOffsets.end() - 2);
+  Value m0 = aOffsets.end()[-2];
+  Value n0 = bOffsets[bOp.batchRank() + bm.bDimN()];
   // Warpgroups are laid out along y: (128, consumers + 1, 1) threads.
   Value tidX = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value warpgroup = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::y);
@@ -804,8 +849,14 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     FailureOr<TiledOperand> bOperand = getTiledOperand(bm.b, bm.launch);
     if (failed(a) || failed(bOperand))
       return fail("expected A and B to be unit-stride tiles of statically "
-                  "shaped, row-major 2-D buffers defined outside the launch "
-                  "(the tensor maps are created on the host)");
+                  "shaped, row-major buffers (matrices, or batches of them) "
+                  "defined outside the launch (the tensor maps are created "
+                  "on the host)");
+    if (a->batchRank() + 2 > kMaxTmaRank ||
+        bOperand->batchRank() + 2 > kMaxTmaRank)
+      return fail("A or B has more than " + Twine(kMaxTmaRank - 2) +
+                  " batch dimensions; a tensor map has at most " +
+                  Twine(kMaxTmaRank) + " (fold them into one)");
     for (const TiledOperand *operand : {&*a, &*bOperand}) {
       auto type = cast<MemRefType>(operand->source.getType());
       if (llvm::any_of(type.getShape(),
@@ -823,10 +874,13 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // moved against 2 * M * N * K flops, once the other operand's dimension
     // (N for A, M for B) reaches copy_16b_rows_from (an optional attribute:
     // when absent the schedule's text, and so its hash, stays as it was).
-    int64_t fullM = cast<MemRefType>(a->source.getType()).getDimSize(0);
-    int64_t fullN =
-        cast<MemRefType>(bOperand->source.getType()).getDimSize(bm.bDimN());
-    int64_t fullK = cast<MemRefType>(a->source.getType()).getDimSize(1);
+    auto matrixDim = [](const TiledOperand &t, int64_t d) {
+      auto type = cast<MemRefType>(t.source.getType());
+      return type.getDimSize(type.getRank() - 2 + d);
+    };
+    int64_t fullM = matrixDim(*a, 0);
+    int64_t fullN = matrixDim(*bOperand, bm.bDimN());
+    int64_t fullK = matrixDim(*a, 1);
     // Several producer warpgroups take K steps in turn when the threads
     // read operands: as many as the registers allow (up to kMaxProducers,
     // one per stage and K step). Each waits for a stage's loads before its
@@ -848,8 +902,9 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       auto type = cast<MemRefType>(operand->source.getType());
       misaligned[i] = !hasAlignedRows(type, 16);
       // The producer's aligned loads need the buffer's start and a static
-      // offset from it.
-      readable[i] = type.getStridesAndOffset().second != ShapedType::kDynamic;
+      // offset from it, and read matrices, not batches of them.
+      readable[i] = type.getStridesAndOffset().second != ShapedType::kDynamic &&
+                    operand->batchRank() == 0;
     }
     bool mayRead[2] = {misaligned[0] && readable[0],
                        misaligned[1] && readable[1]};
@@ -910,6 +965,11 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
                (misaligned[i] || other >= worthCopying))
         copied.push_back(operand);
     }
+    for (TiledOperand *operand : copied)
+      if (!isCopyable(cast<MemRefType>(operand->source.getType())))
+        return fail("the rows of a batched A or B are not 16-byte aligned "
+                    "and its matrices are not contiguous, so it cannot be "
+                    "copied to aligned rows");
     int64_t slots = stagingSlots(read[0], read[1]);
     int64_t producers = slots ? 1 : read[0] || read[1] ? maxProducers : 1;
     int64_t warpgroups = computeLayout(bm, *stages, producers).consumers +
@@ -924,11 +984,12 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
         rewriter, bm.launch,
         llvm::map_to_vector(copied, [](TiledOperand *t) { return t->source; }));
     rewriter.setInsertionPoint(bm.launch);
-    for (auto [operand, ws] : llvm::zip_equal(copied, workspaces))
+    for (auto [operand, ws] : llvm::zip_equal(copied, workspaces)) {
+      auto type = cast<MemRefType>(operand->source.getType());
       operand->source = memref::SubViewOp::create(
-          rewriter, bm.loc(), ws, ArrayRef<int64_t>{0, 0},
-          cast<MemRefType>(operand->source.getType()).getShape(),
-          ArrayRef<int64_t>{1, 1});
+          rewriter, bm.loc(), ws, SmallVector<int64_t>(type.getRank(), 0),
+          type.getShape(), SmallVector<int64_t>(type.getRank(), 1));
+    }
 
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);

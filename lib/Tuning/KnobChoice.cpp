@@ -15,6 +15,10 @@
 
 using namespace tessel;
 
+/// The most batch elements a key may give (a grid's z extent): within it,
+/// the rule's block counts fit in 64 bits.
+static constexpr int64_t kMaxBatch = 65535;
+
 std::optional<ProblemShape> tessel::parseWorkloadKey(llvm::StringRef workload) {
   llvm::Regex re("^[a-z_]+ ([0-9]+)x([0-9]+)x([0-9]+) (.+)$");
   llvm::SmallVector<llvm::StringRef> groups;
@@ -25,6 +29,14 @@ std::optional<ProblemShape> tessel::parseWorkloadKey(llvm::StringRef workload) {
       groups[3].getAsInteger(10, p.k))
     return std::nullopt;
   p.types = groups[4].str();
+  llvm::SmallVector<llvm::StringRef> batch;
+  if (llvm::Regex(" batch=([0-9x]+)( |$)").match(p.types, &batch))
+    for (llvm::StringRef size : llvm::split(batch[1], 'x')) {
+      int64_t b;
+      if (size.getAsInteger(10, b) || b < 1 || p.batch > kMaxBatch / b)
+        return std::nullopt;
+      p.batch *= b;
+    }
   return p;
 }
 
@@ -113,7 +125,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   auto fits = [](int64_t rows, int64_t cols) {
     return rows <= kMaxModeledElements / cols;
   };
-  if (s.m < 1 || s.n < 1 || s.k < 1 || !fits(s.m, s.k) || !fits(s.k, s.n) ||
+  if (s.m < 1 || s.n < 1 || s.k < 1 || s.batch < 1 || s.batch > kMaxBatch ||
+      !fits(s.m, s.k) || !fits(s.k, s.n) ||
       !fits(s.m, s.n))
     return kInfeasible;
   for (llvm::StringRef name : {"tile_m", "tile_n", "tile_k", "thread_m",
@@ -138,7 +151,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   int64_t granule = simt ? 1 : (wgmma ? 64 : 16);
   int64_t em = std::min(tm, roundUp(s.m, granule));
   int64_t en = std::min(tn, roundUp(s.n, granule));
-  int64_t blocks = llvm::divideCeil(s.m, em) * llvm::divideCeil(s.n, en);
+  int64_t blocks =
+      llvm::divideCeil(s.m, em) * llvm::divideCeil(s.n, en) * s.batch;
   int64_t tk = p.get("tile_k").value_or(wgmma ? 64 : 16);
   int64_t kSteps = llvm::divideCeil(s.k, tk);
   int64_t stages = p.get("stages").value_or(1);

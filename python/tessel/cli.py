@@ -168,14 +168,8 @@ def cmd_tune(args):
 
 def cmd_plot(args):
     from .database import Database
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise TesselError("tessel plot needs matplotlib (Debian: apt-get "
-                          "install python3-matplotlib; pip install "
-                          "matplotlib)") from None
+    # The database first: what is wrong with it is said with or without
+    # matplotlib.
     db = Database.open(args.db)
     groups = {}
     for r in db.records:
@@ -185,6 +179,14 @@ def cmd_plot(args):
     if not groups:
         raise TesselError(f"{args.db}: no records"
                           + (f" of '{args.workload}'" if args.workload else ""))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise TesselError("tessel plot needs matplotlib (Debian: apt-get "
+                          "install python3-matplotlib; pip install "
+                          "matplotlib)") from None
     fig, axes = plt.subplots(len(groups), 1, squeeze=False,
                              figsize=(8, 2.6 * len(groups)))
     for ax, ((workload, device), records) in zip(axes[:, 0], groups.items()):

@@ -485,4 +485,95 @@ def SwizzleBlockOrderOp : Op<Transform_Dialect,
   let cppNamespace = "::tessel";
 }
 
+def TileBatchToBlocksOp : Op<Transform_Dialect,
+    "tessel.tile_batch_to_blocks", [
+    DeclareOpInterfaceMethods<TransformOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Give each batch element of a batched contraction and its epilogue its own thread blocks (grid z)";
+  let description = [{
+    For every contraction under `target` (recognized by structure, as
+    `tessel::inferContraction` does: `linalg.batch_matmul`, a
+    `linalg.matmul`-like generic with leading batch loops) that has batch
+    dimensions, rewrites the contraction, the `linalg.fill` zeroing its
+    accumulator and its elementwise epilogue (a `linalg.generic` over its
+    result, if any) into one `scf.forall` over the batch elements, mapped
+    to `#gpu.block<z>` (several batch dimensions are linearized into one
+    loop and recovered with `affine.delinearize_index`). Its body computes
+    one element with 2-D ops on rank-reducing slices: a `linalg.fill`, a
+    `linalg.matmul` (with `indexing_maps` where an operand is transposed)
+    and a 2-D epilogue whose further inputs (a bias, a residual) are sliced
+    along the dimensions they index by the batch. The rest of a schedule
+    then matches, tiles and rewrites the 2-D ops as for an unbatched
+    contraction; `transform.tessel.merge_block_foralls` folds the batch
+    loop and the block loop tiled inside it into one grid.
+
+    ```mlir
+    %batch = transform.tessel.tile_batch_to_blocks %root
+        : (!transform.any_op) -> !transform.any_op
+    %matmul = transform.structured.match ops{["linalg.matmul"]} in %root
+    ...
+    ```
+
+    Contractions without batch dimensions are left alone.
+
+    #### Return modes
+
+    Produces a silenceable failure, with a note on the contraction, when a
+    batched contraction is not on tensors, has dynamic sizes, more batch
+    elements than a grid holds along z (65535), an accumulator not zeroed
+    by a `linalg.fill`, or a result used otherwise than by one elementwise
+    `linalg.generic` (or as a result of its own). Returns the new
+    `scf.forall` ops (none when nothing is batched). Reads `target`'s
+    handle and modifies the payload inside it.
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$forall);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let cppNamespace = "::tessel";
+}
+
+def MergeBlockForallsOp : Op<Transform_Dialect,
+    "tessel.merge_block_foralls", [
+    DeclareOpInterfaceMethods<TransformOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Fold a block loop nested in another block loop into one loop over the whole grid";
+  let description = [{
+    Under `target`, folds each `scf.forall` mapped to thread blocks
+    (`#gpu.block<...>`) that directly holds another one into a single
+    `scf.forall` over both loops' dimensions, with both mappings, so that
+    `transform.gpu.map_forall_to_blocks` maps the whole grid at once (it
+    maps one loop). The outer body's other ops, which must be free of side
+    effects (the slices `tile_batch_to_blocks` takes, index arithmetic),
+    move to the front of the merged body. Runs on buffers, after
+    bufferization.
+
+    ```mlir
+    // scf.forall (%b) in (8) { %v = memref.subview ...
+    //   scf.forall (%i, %j) in (4, 2) {...} {mapping = [block<y>, block<x>]}
+    // } {mapping = [#gpu.block<z>]}
+    transform.tessel.merge_block_foralls %func : !transform.any_op
+    // scf.forall (%b, %i, %j) in (8, 4, 2) { %v = memref.subview ... }
+    //   {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+    ```
+
+    Block loops that hold no other are left alone.
+
+    #### Return modes
+
+    Produces a silenceable failure, with a note, when a block loop holds
+    more than one block loop or one not directly in its body, when either
+    loop has results or is not normalized, when both map to the same grid
+    dimension, or when the outer body has another op with side effects.
+    Modifies the payload in place; the handle stays valid.
+  }];
+
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` type($target)";
+  let cppNamespace = "::tessel";
+}
+
 #endif // TESSEL_TRANSFORMOPS_TESSELTRANSFORMOPS

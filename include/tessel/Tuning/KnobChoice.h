@@ -26,12 +26,16 @@ namespace tessel {
 /// A contraction as the rule and the distance between records see it.
 struct ProblemShape {
   int64_t m = 0, n = 0, k = 0;
+  /// Batch elements (the product of the batch sizes; 1 without batch): each
+  /// has its own M x N grid of blocks.
+  int64_t batch = 1;
   /// "f16->f16 acc=f32": what must match between a workload and a record.
   std::string types;
 };
 
 /// Reads "matmul_relu 4096x4096x4096 f16->f16 acc=f32" (a tuning-database
-/// workload key); nullopt for another form.
+/// workload key; a " batch=8x12" in its rest gives the batch); nullopt for
+/// another form.
 std::optional<ProblemShape> parseWorkloadKey(llvm::StringRef workload);
 
 /// What the rule knows of the GPU.
