@@ -335,18 +335,28 @@ scf::ForOp MmaSyncEmitter::emit() {
   return loop;
 }
 
-/// Whether `tile` (a block's tile of a buffer) spans the buffer's whole
-/// dimension `dim`.
+/// Whether `tile` (a block's tile of a buffer, or of a batched buffer's
+/// matrix) spans the buffer's whole dimension `dim`.
 static bool wholeDimension(Value tile, int64_t dim) {
   auto type = cast<MemRefType>(tile.getType());
   if (type.isDynamicDim(dim))
     return false;
   Value whole = tile;
-  if (auto subview = tile.getDefiningOp<memref::SubViewOp>())
+  int64_t wholeDim = dim;
+  if (auto subview = tile.getDefiningOp<memref::SubViewOp>()) {
     whole = subview.getSource();
+    // A rank-reducing view (one batch element's matrix) drops the batch
+    // dimensions: the tile's dimension `dim` is the source's dim-th kept
+    // one.
+    llvm::SmallBitVector dropped = subview.getDroppedDims();
+    int64_t kept = -1;
+    for (wholeDim = 0; wholeDim < int64_t(dropped.size()); ++wholeDim)
+      if (!dropped.test(wholeDim) && ++kept == dim)
+        break;
+  }
   auto wholeType = cast<MemRefType>(whole.getType());
-  return !wholeType.isDynamicDim(dim) &&
-         wholeType.getDimSize(dim) == type.getDimSize(dim);
+  return wholeDim < wholeType.getRank() && !wholeType.isDynamicDim(wholeDim) &&
+         wholeType.getDimSize(wholeDim) == type.getDimSize(dim);
 }
 
 DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(

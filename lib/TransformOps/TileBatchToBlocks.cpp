@@ -371,9 +371,16 @@ tessel::MergeBlockForallsOp::apply(transform::TransformRewriter &rewriter,
         return fail("expected normalized block loops (zero lower bounds, "
                     "unit steps)");
       // The outer body's other ops are moved into the inner body: they must
-      // be free of side effects (views, index arithmetic).
+      // be free of side effects (views, index arithmetic) or allocate a
+      // buffer (a block's temporary, which bufferization leaves in the
+      // outer body when one inner block covers the whole matrix): each
+      // block then has its own, as it would without batch.
+      auto movable = [](Operation &op) {
+        return isMemoryEffectFree(&op) ||
+               hasSingleEffect<MemoryEffects::Allocate>(&op);
+      };
       for (Operation &op : outer.getBody()->without_terminator()) {
-        if (&op != inner && !isMemoryEffectFree(&op)) {
+        if (&op != inner && !movable(op)) {
           DiagnosedSilenceableFailure diag =
               fail("the outer block loop's body has an op with side effects "
                    "besides the inner block loop");

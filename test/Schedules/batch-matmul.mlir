@@ -4,6 +4,12 @@
 // RUN:   | FileCheck %s --check-prefix=MMA
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir knobs=tile_m=64,tile_n=128,tile_k=8,thread_m=4,thread_n=8" \
 // RUN:   | FileCheck %s --check-prefix=SIMT
+// RUN: tessel-opt %S/../Runtime/Inputs/batch_linear_residual_gelu_tanh_2x3x77x100x131_bf16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
+// RUN:   | FileCheck %s --check-prefix=WHOLE-WGMMA
+// RUN: tessel-opt %S/../Runtime/Inputs/batch_linear_residual_gelu_tanh_2x3x77x100x131_bf16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir knobs=tile_m=128,tile_n=128,tile_k=32,warp_m=64,warp_n=64,stages=3,padding=8,group_m=8,stage_output=0" \
+// RUN:   | FileCheck %s --check-prefix=WHOLE-MMA
 
 // linalg.batch_matmul + bias + ReLU on all three schedules: each batch
 // element gets its own blocks along grid z (transform.tessel.
@@ -42,6 +48,22 @@
 // SIMT:           vector.transfer_read %{{.+}}[%[[Z]], %{{.+}}, %{{.+}}], {{.+}} : memref<4x200x72xf16>, vector<4x8xf16>
 // SIMT:           vector.transfer_read %{{.+}}[%[[Z]], %{{.+}}, %{{.+}}], {{.+}} : memref<4x72x136xf16>, vector<8x8xf16>
 // SIMT:           vector.contract
+// Two batch dimensions (2x3) whose 77x100 matrices one block covers:
+// bufferization leaves the block's accumulator in the batch loop, and the
+// merge moves it into the block. The bf16 rows (K = 131) are copied to
+// aligned rows first, all six matrices of an operand in one kernel (18
+// blocks); wgmma reads the copies through 4-D tensor maps (rows past 77 are
+// zero-filled, not the next matrix's), mma.sync computes whole 64x64 warp
+// tiles.
+// WHOLE-WGMMA:     gpu.alloc () : memref<2x3x77x192xbf16>
+// WHOLE-WGMMA:     gpu.alloc () : memref<2x3x100x192xbf16>
+// WHOLE-WGMMA:     gpu.launch blocks({{.+}}) in ({{.+}} = %c18{{[_0-9]*}}, {{.+}} = %c1{{[_0-9]*}}, {{.+}} = %c1{{[_0-9]*}})
+// WHOLE-WGMMA:     nvgpu.tma.create.descriptor %{{.+}} box[%c1{{[_0-9]*}}, %c1{{[_0-9]*}}, %c128{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xbf16> -> <tensor = memref<1x1x128x64xbf16
+// WHOLE-WGMMA:     gpu.launch blocks({{.+}}) in ({{.+}} = %c1{{[_0-9]*}}, {{.+}} = %c1{{[_0-9]*}}, {{.+}} = %c6{{[_0-9]*}}) threads({{.+}}) in ({{.+}} = %c128{{[_0-9]*}}, {{.+}} = %c3{{[_0-9]*}}, {{.+}} = %c1{{[_0-9]*}})
+// WHOLE-WGMMA:       affine.delinearize_index %{{.+}} into (2, 3)
+// WHOLE-MMA:       gpu.launch blocks({{.+}}) in ({{.+}} = %c18{{[_0-9]*}}, {{.+}} = %c1{{[_0-9]*}}, {{.+}} = %c1{{[_0-9]*}})
+// WHOLE-MMA:       gpu.launch blocks({{.+}}) in ({{.+}} = %c1{{[_0-9]*}}, {{.+}} = %c1{{[_0-9]*}}, {{.+}} = %c6{{[_0-9]*}}) threads({{.+}}) in ({{.+}} = %c128{{[_0-9]*}}, {{.+}} = %c1{{[_0-9]*}}, {{.+}} = %c1{{[_0-9]*}})
+// WHOLE-MMA:         nvgpu.mma.sync
 func.func @bmm(%a: tensor<4x200x72xf16>, %b: tensor<4x72x136xf16>, %bias: tensor<136xf16>, %out: tensor<4x200x136xf16>) -> tensor<4x200x136xf16> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<4x200x136xf32>

@@ -546,9 +546,10 @@ def MergeBlockForallsOp : Op<Transform_Dialect,
     `scf.forall` over both loops' dimensions, with both mappings, so that
     `transform.gpu.map_forall_to_blocks` maps the whole grid at once (it
     maps one loop). The outer body's other ops, which must be free of side
-    effects (the slices `tile_batch_to_blocks` takes, index arithmetic),
-    move to the front of the merged body. Runs on buffers, after
-    bufferization.
+    effects (the slices `tile_batch_to_blocks` takes, index arithmetic) or
+    only allocate (a block's temporary accumulator, which bufferization
+    leaves there when one block covers the whole matrix), move to the
+    front of the merged body. Runs on buffers, after bufferization.
 
     ```mlir
     // scf.forall (%b) in (8) { %v = memref.subview ...
@@ -566,8 +567,9 @@ def MergeBlockForallsOp : Op<Transform_Dialect,
     Produces a silenceable failure, with a note, when a block loop holds
     more than one block loop or one not directly in its body, when either
     loop has results or is not normalized, when both map to the same grid
-    dimension, or when the outer body has another op with side effects.
-    Modifies the payload in place; the handle stays valid.
+    dimension, or when the outer body has another op with side effects
+    (a write, a deallocation). Modifies the payload in place; the handle
+    stays valid.
   }];
 
   let arguments = (ins TransformHandleTypeInterface:$target);
