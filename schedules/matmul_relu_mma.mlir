@@ -23,6 +23,10 @@
 //
 // Chips: sm_80 or later (cp.async and bf16 mma.sync), as tessel.min_chip
 // says; the kernels are compiled for the chip asked for.
+//
+// Batch dimensions (linalg.batch_matmul, batched generics): each batch
+// element is computed by its own blocks along grid z, as one unbatched
+// contraction (transform.tessel.tile_batch_to_blocks, docs/workloads.md).
 module attributes {transform.with_named_sequence, tessel.min_chip = "sm_80"} {
 
   transform.named_sequence @__transform_main(

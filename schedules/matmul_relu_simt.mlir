@@ -16,6 +16,10 @@
 //
 // Chips: any Tessel compiles for, sm_70 or later (tessel.min_chip); the
 // kernels are compiled for the chip asked for.
+//
+// Batch dimensions (linalg.batch_matmul, batched generics): each batch
+// element is computed by its own blocks along grid z, as one unbatched
+// contraction (transform.tessel.tile_batch_to_blocks, docs/workloads.md).
 module attributes {transform.with_named_sequence, tessel.min_chip = "sm_70"} {
 
   transform.named_sequence @__transform_main(

@@ -24,6 +24,10 @@
 // (docs/any-shape.md). Values that do not fit (shared memory, registers)
 // are rejected, naming the knob or the constraint, before anything is
 // changed.
+//
+// Batch dimensions (linalg.batch_matmul, batched generics): each batch
+// element is computed by its own blocks along grid z, as one unbatched
+// contraction (transform.tessel.tile_batch_to_blocks, docs/workloads.md).
 module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"} {
 
   transform.named_sequence @__transform_main(
