@@ -12,6 +12,9 @@ poison catching unwritten elements) and reports what failed.
     # a Linear layer instead of relu(A @ B): bias, an activation, the
     # weight stored [n, k] (PyTorch's layout) or [k, n]:
     python3 bench/check_shapes.py ... --linear gelu_tanh --weight nk
+    # a payload of your own (a batched contraction, ...); --shapes and
+    # --dtypes only label it:
+    python3 bench/check_shapes.py ... --input bmm.mlir --shapes 77x100x131 --sweep
 
 Compiles in parallel (--jobs), runs each kernel in its own tessel-run
 process with a time limit (one at a time, or --run-jobs at once for a
@@ -54,9 +57,13 @@ def parse_shape(text):
     return m, n, k
 
 
-def workload_ir(m, n, k, dtype, linear):
+def workload_ir(m, n, k, dtype, linear, payload=None):
     """The payload and its function's name: relu(A @ B), or with `linear`
-    = (activation, weight) a Linear layer with a bias."""
+    = (activation, weight) a Linear layer with a bias, or the text of the
+    file `payload` (its first function)."""
+    if payload is not None:
+        text = pathlib.Path(payload).read_text()
+        return text, re.search(r"func\.func @(\w+)", text).group(1)
     if linear is None:
         return matmul_relu_ir(m, n, k, dtype), "matmul_relu"
     activation, weight = linear
@@ -65,14 +72,15 @@ def workload_ir(m, n, k, dtype, linear):
                      weight=weight), "linear"
 
 
-def compile_one(job, tools, schedule, chip, extra, workdir, linear=None):
+def compile_one(job, tools, schedule, chip, extra, workdir, linear=None,
+                payload=None):
     (m, n, k), dtype, knobs = job
     name = f"{m}x{n}x{k}_{dtype}" + ("_" + knobs.replace(",", "_").replace("=", "")
                                      if knobs else "")
     d = pathlib.Path(workdir) / name
     d.mkdir(parents=True, exist_ok=True)
     src = d / "input.mlir"
-    text, function = workload_ir(m, n, k, dtype, linear)
+    text, function = workload_ir(m, n, k, dtype, linear, payload)
     src.write_text(text)
     options = f"schedule={schedule}" + (f" knobs={knobs}" if knobs else "") + extra
     cmd = [str(pathlib.Path(tools) / "tessel-opt"), str(src),
@@ -119,7 +127,11 @@ def main():
     p.add_argument("--tools", default=str(ROOT / "build" / "bin"))
     p.add_argument("--schedule", required=True)
     p.add_argument("--chip", default="sm_90")
-    p.add_argument("--shapes", required=True, help="MxNxK,MxNxK,...")
+    p.add_argument("--shapes", help="MxNxK,MxNxK,...")
+    p.add_argument("--input", metavar="MLIR",
+                   help="sweep this payload (a batched contraction, ...) "
+                        "instead of generated ones; --shapes and --dtypes "
+                        "then only label the records")
     p.add_argument("--dtypes", default="f16")
     p.add_argument("--knobs", action="append", default=[],
                    help="a knob point name=v,... (repeatable); default: the "
@@ -145,7 +157,9 @@ def main():
     p.add_argument("--out", default="check.json")
     args = p.parse_args()
 
-    shapes = [parse_shape(s) for s in args.shapes.split(",")]
+    if not args.shapes and not args.input:
+        p.error("give --shapes or --input")
+    shapes = [parse_shape(s) for s in (args.shapes or "0x0x0").split(",")]
     dtypes = args.dtypes.split(",")
     points = args.knobs or [""]
     if args.sweep:
@@ -165,7 +179,7 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             recs = list(pool.map(lambda j: compile_one(
                 j, args.tools, args.schedule, args.chip, extra, workdir,
-                linear), jobs))
+                linear, args.input), jobs))
         compiled = [r for r in recs if r["status"] == "compiled"]
         print(f"compiled {len(compiled)}, refused {len(recs) - len(compiled)} "
               f"in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
