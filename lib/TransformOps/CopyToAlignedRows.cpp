@@ -85,7 +85,7 @@ tessel::CopyToAlignedRowsOp::apply(transform::TransformRewriter &rewriter,
       auto type = dyn_cast<MemRefType>(value.getType());
       if (!type || !isCopyable(type) || !type.getElementType().isIntOrFloat() ||
           hasAlignedRows(type, alignment) ||
-          type.getNumElements() < getMinElements())
+          type.getNumElements() < int64_t(getMinElements()))
         continue;
       // A written buffer (the output) stays: its stores are split.
       Operation *other = nullptr;
