@@ -79,8 +79,7 @@ static LogicalResult checkEpilogue(linalg::GenericOp generic, Value acc,
 std::optional<int64_t> tessel::rowStride(MemRefType type) {
   int64_t offset;
   SmallVector<int64_t> strides;
-  if (type.getRank() < 2 ||
-      failed(type.getStridesAndOffset(strides, offset)) ||
+  if (type.getRank() < 2 || failed(type.getStridesAndOffset(strides, offset)) ||
       strides.back() != 1 || ShapedType::isDynamic(strides.end()[-2]))
     return std::nullopt;
   return strides.end()[-2];
@@ -320,8 +319,7 @@ FailureOr<TiledOperand> tessel::getTiledOperand(Value value,
   }
   auto type = dyn_cast<MemRefType>(source.getType());
   if (!type || type.getRank() < 2 || !type.hasStaticShape() ||
-      !rowStride(type) ||
-      launch.getBody().isAncestor(source.getParentRegion()))
+      !rowStride(type) || launch.getBody().isAncestor(source.getParentRegion()))
     return failure();
   TiledOperand t;
   t.source = source;
@@ -710,10 +708,11 @@ private:
       if (granules)
         c.granules = loadChunkGranules(source, flat, c.row, c.col, c.valid);
       else
-        c.value = loadValid(vecType, source,
-                            type.getRank() == 2 ? SmallVector<Value>{c.row, c.col}
-                                                : indices(type, c.row, c.col),
-                            c.valid);
+        c.value =
+            loadValid(vecType, source,
+                      type.getRank() == 2 ? SmallVector<Value>{c.row, c.col}
+                                          : indices(type, c.row, c.col),
+                      c.valid);
       chunks.push_back(c);
     }
     for (Chunk &c : chunks) {
@@ -724,11 +723,11 @@ private:
       b.setInsertionPointToStart(inside.thenBlock());
       // The workspace comes from the runtime's allocator (256-byte aligned)
       // and its rows are 128 bytes apart: each chunk is 16-byte aligned.
-      vector::StoreOp::create(
-          b, loc, value, ws,
-          type.getRank() == 2 ? SmallVector<Value>{c.row, c.col}
-                              : indices(type, c.row, c.col),
-          /*nontemporal=*/false, llvm::MaybeAlign(16));
+      vector::StoreOp::create(b, loc, value, ws,
+                              type.getRank() == 2
+                                  ? SmallVector<Value>{c.row, c.col}
+                                  : indices(type, c.row, c.col),
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
     }
   }
 };

@@ -430,8 +430,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
                                       rewriter.getIndexAttr(1));
       llvm::append_range(sizes,
                          memref::getMixedSizes(rewriter, bm.loc(), *operand));
-      SmallVector<OpFoldResult> strides(sizes.size(),
-                                        rewriter.getIndexAttr(1));
+      SmallVector<OpFoldResult> strides(sizes.size(), rewriter.getIndexAttr(1));
       SmallVector<OpFoldResult> offsets = tiled.offsets(rewriter, bm.loc());
       auto tileType = memref::SubViewOp::inferRankReducedResultType(
           type.getShape(), cast<MemRefType>(ws.getType()), offsets, sizes,

@@ -353,12 +353,11 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
                                   full, descB, coordinates(k0, n0, batchB),
                                   stage, Value(), Value());
   for (int64_t j = 0; !readB && !bm.bKMajor() && j < bm.n / kBoxN; ++j) {
-    Value bDst = view(addC(bBytes, j * kTileK * kBoxN * inBytes),
-                      tile(kTileK, kBoxN));
-    nvgpu::TmaAsyncLoadOp::create(
-        b, loc, bDst, full, descB,
-        coordinates(addC(n0, j * kBoxN), k0, batchB), stage, Value(),
-        Value());
+    Value bDst =
+        view(addC(bBytes, j * kTileK * kBoxN * inBytes), tile(kTileK, kBoxN));
+    nvgpu::TmaAsyncLoadOp::create(b, loc, bDst, full, descB,
+                                  coordinates(addC(n0, j * kBoxN), k0, batchB),
+                                  stage, Value(), Value());
   }
 }
 
@@ -712,11 +711,10 @@ scf::ForOp WgmmaEmitter::emit() {
     return UnrealizedConversionCastOp::create(b, loc, type, poison)
         .getResult(0);
   };
-  wgmmaDescA = readA || a.batchRank() > 0
-                   ? noMap(tensorMapType({bm.m, kTileK}))
-                   : descA;
-  wgmmaDescB = readB || bOp.batchRank() > 0 ? noMap(tensorMapType(boxB()))
-                                            : descB;
+  wgmmaDescA =
+      readA || a.batchRank() > 0 ? noMap(tensorMapType({bm.m, kTileK})) : descA;
+  wgmmaDescB =
+      readB || bOp.batchRank() > 0 ? noMap(tensorMapType(boxB())) : descB;
 
   auto values = [&](ArrayRef<OpFoldResult> offsets) {
     return llvm::map_to_vector(offsets, [&](OpFoldResult offset) {

@@ -119,8 +119,8 @@ scf::ForallOp BatchSplitter::rewrite() {
   b.setInsertionPoint(last);
   auto forall = scf::ForallOp::create(
       b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(count)}, ValueRange{dest},
-      b.getArrayAttr({gpu::GPUBlockMappingAttr::get(
-          ctx, gpu::MappingId::DimZ)}),
+      b.getArrayAttr(
+          {gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimZ)}),
       /*bodyBuilderFn=*/nullptr);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
@@ -163,9 +163,9 @@ scf::ForallOp BatchSplitter::rewrite() {
     };
     attrs.push_back(b.getNamedAttr(
         "indexing_maps",
-        b.getAffineMapArrayAttr(
-            {c.lhsTransposed ? map(k, m) : map(m, k),
-             c.rhsTransposed ? map(n, k) : map(k, n), map(m, n)})));
+        b.getAffineMapArrayAttr({c.lhsTransposed ? map(k, m) : map(m, k),
+                                 c.rhsTransposed ? map(n, k) : map(k, n),
+                                 map(m, n)})));
   }
   Value product =
       linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
@@ -212,8 +212,8 @@ scf::ForallOp BatchSplitter::rewrite() {
   // The element's result into the output.
   auto outType = cast<RankedTensorType>(dest.getType());
   SmallVector<OpFoldResult> offsets(batchIndex.begin(), batchIndex.end()),
-      sizes(nb, b.getIndexAttr(1)), strides(outType.getRank(),
-                                             b.getIndexAttr(1));
+      sizes(nb, b.getIndexAttr(1)),
+      strides(outType.getRank(), b.getIndexAttr(1));
   for (int64_t d = nb; d < outType.getRank(); ++d) {
     offsets.push_back(b.getIndexAttr(0));
     sizes.push_back(b.getIndexAttr(outType.getDimSize(d)));
@@ -270,8 +270,8 @@ static FailureOr<BatchedChain> matchChain(Contraction c, std::string &why) {
   // inputs by projections of it.
   unsigned rank = c.batch.size() + 2;
   bool elementwise =
-      generic.getNumLoops() == rank &&
-      generic.getNumParallelLoops() == rank && generic.getNumDpsInits() == 1 &&
+      generic.getNumLoops() == rank && generic.getNumParallelLoops() == rank &&
+      generic.getNumDpsInits() == 1 &&
       llvm::all_of(generic.getIndexingMapsArray(), [](AffineMap map) {
         return map.isProjectedPermutation(/*allowZeroInResults=*/false);
       });
@@ -279,10 +279,9 @@ static FailureOr<BatchedChain> matchChain(Contraction c, std::string &why) {
     if (input->get() == result &&
         !generic.getMatchingIndexingMap(input).isIdentity())
       elementwise = false;
-  if (!elementwise || !generic
-                           .getMatchingIndexingMap(
-                               generic.getDpsInitOperand(0))
-                           .isIdentity()) {
+  if (!elementwise ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity()) {
     why = "expected the contraction's consumer to be an elementwise "
           "linalg.generic over its result (an epilogue)";
     return failure();

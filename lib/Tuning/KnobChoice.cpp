@@ -126,8 +126,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     return rows <= kMaxModeledElements / cols;
   };
   if (s.m < 1 || s.n < 1 || s.k < 1 || s.batch < 1 || s.batch > kMaxBatch ||
-      !fits(s.m, s.k) || !fits(s.k, s.n) ||
-      !fits(s.m, s.n))
+      !fits(s.m, s.k) || !fits(s.k, s.n) || !fits(s.m, s.n))
     return kInfeasible;
   for (llvm::StringRef name : {"tile_m", "tile_n", "tile_k", "thread_m",
                                "thread_n", "warp_m", "warp_n", "stages"})
