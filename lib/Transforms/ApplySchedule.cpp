@@ -630,6 +630,9 @@ LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
                     tessel::workloadAttr(ctx, *workload));
     func->setAttr(tessel::kScheduleAttrName, scheduleInfo);
   }
+  // The schedules tile a contraction's epilogue: one without gets `+ 0.0`
+  // (after the workload was recorded, which keeps none).
+  tessel::addEpilogues(copy.get());
   if (failed(checkSizes(lib.module.get())) ||
       failed(transform::applyTransformNamedSequence(
           copy.get(), entryOp, lib.module.get(),

@@ -2,6 +2,11 @@
 
 #include "tessel/Transforms/FuseEpilogues.h"
 
+#include "tessel/Analysis/Contraction.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -73,4 +78,55 @@ unsigned tessel::fuseEpilogueChains(ModuleOp module) {
     }
   }
   return fusions;
+}
+
+unsigned tessel::addEpilogues(ModuleOp module) {
+  SmallVector<Contraction> bare;
+  module.walk([&](linalg::LinalgOp op) {
+    std::string why;
+    FailureOr<Contraction> c = inferContraction(op, why);
+    if (failed(c) || !op.hasPureTensorSemantics() ||
+        !isa<FloatType>(c->accElementType) ||
+        !c->acc.getDefiningOp<linalg::FillOp>())
+      return;
+    Value result = op->getResult(0);
+    if (!result.use_empty() &&
+        llvm::all_of(result.getUsers(), llvm::IsaPred<func::ReturnOp>))
+      bare.push_back(*c);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (Contraction &c : bare) {
+    auto fill = c.acc.getDefiningOp<linalg::FillOp>();
+    auto type = cast<RankedTensorType>(c.acc.getType());
+    Location loc = c.op->getLoc();
+    Value dest = fill.getDpsInitOperand(0)->get();
+    // The contraction accumulates into a fresh, zeroed tensor ...
+    rewriter.setInsertionPoint(fill);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                          type.getElementType());
+    Value acc = linalg::FillOp::create(rewriter, loc, fill.getDpsInputs(),
+                                       ValueRange{empty})
+                    .getResult(0);
+    rewriter.modifyOpInPlace(
+        c.op, [&] { c.op.getDpsInitOperand(0)->set(acc); });
+    // ... and the epilogue writes acc + 0.0 where it accumulated before.
+    rewriter.setInsertionPointAfter(c.op);
+    Value result = c.op->getResult(0);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
+    auto epilogue = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{dest.getType()}, ValueRange{result},
+        ValueRange{dest}, ArrayRef<AffineMap>{identity, identity},
+        SmallVector<utils::IteratorType>(type.getRank(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value zero = arith::ConstantOp::create(
+              b, loc, b.getZeroAttr(type.getElementType()));
+          linalg::YieldOp::create(
+              b, loc, ValueRange{arith::AddFOp::create(b, loc, args[0], zero)});
+        });
+    rewriter.replaceAllUsesExcept(result, epilogue.getResult(0), epilogue);
+    if (fill->use_empty())
+      rewriter.eraseOp(fill);
+  }
+  return bare.size();
 }

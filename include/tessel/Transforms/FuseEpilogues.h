@@ -4,7 +4,7 @@
 // (the epilogue). Front ends often write a chain instead: a bias add, then
 // an activation, then a conversion, each its own generic. This fuses such
 // chains into one generic with upstream's elementwise fusion, before a
-// schedule runs.
+// schedule runs, and gives a contraction that has no epilogue one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +23,17 @@ namespace tessel {
 /// destination. Contractions, fills and generics with other users are left
 /// as they are. Returns the number of fusions.
 unsigned fuseEpilogueChains(mlir::ModuleOp module);
+
+/// Gives every contraction (tessel::inferContraction) on tensors with a
+/// float accumulator that accumulates straight into a function's result (its accumulator a
+/// linalg.fill, its result used only by the return) an epilogue: the
+/// contraction accumulates into a fresh tensor, and an elementwise generic
+/// writes `acc + 0.0` into the fill's destination. Adding +0.0 is exact
+/// (the accumulator starts at +0.0, so no sum is -0.0), and unlike an
+/// identity generic, which canonicalization erases while a schedule holds
+/// handles to it, it stays. Run after the workload is recognized: the
+/// workload still has no epilogue. Returns the number of epilogues added.
+unsigned addEpilogues(mlir::ModuleOp module);
 
 } // namespace tessel
 
