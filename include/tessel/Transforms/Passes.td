@@ -48,7 +48,10 @@ def TesselApplySchedule : Pass<"tessel-apply-schedule", "::mlir::ModuleOp"> {
     First, a chain of elementwise `linalg.generic`s on tensors (a bias add,
     an activation, a conversion) is fused into one generic with upstream's
     elementwise fusion, where each link's result has no other user: the
-    schedules tile one epilogue after the contraction.
+    schedules tile one epilogue after the contraction. A contraction that
+    accumulates straight into a result gets one, after its workload is
+    recorded: it accumulates into a fresh tensor and a generic writes
+    `acc + 0.0` (exact) into the result.
 
     `tessel-opt in.mlir --tessel-apply-schedule="schedule=schedule.mlir knobs=tile_m=128"`
 
