@@ -14,6 +14,13 @@ bool Contraction::hasStaticShape() const {
          llvm::all_of(batch, isStatic);
 }
 
+int64_t Contraction::batchCount() const {
+  int64_t count = 1;
+  for (int64_t size : batch)
+    count *= size;
+  return count;
+}
+
 std::string Contraction::layoutName() const {
   std::string b(batch.size(), 'b');
   auto dims = [&](char first, char second) {

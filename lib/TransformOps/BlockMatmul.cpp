@@ -4,6 +4,7 @@
 
 #include "tessel/TransformOps/TesselTransformOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -347,22 +348,14 @@ FailureOr<TiledOperand> tessel::getTiledOperand(Value value,
 
 SmallVector<OpFoldResult> TiledOperand::offsets(OpBuilder &b,
                                                 Location loc) const {
+  AffineExpr s0, s1;
+  bindSymbols(b.getContext(), s0, s1);
   SmallVector<OpFoldResult> result;
   for (ArrayRef<OpFoldResult> terms : offsetTerms) {
     OpFoldResult total = b.getIndexAttr(0);
-    for (OpFoldResult term : terms) {
-      std::optional<int64_t> x = getConstantIntValue(total),
-                             y = getConstantIntValue(term);
-      if (x == 0)
-        total = term;
-      else if (x && y)
-        total = b.getIndexAttr(*x + *y);
-      else
-        total = arith::AddIOp::create(
-                    b, loc, getValueOrCreateConstantIndexOp(b, loc, total),
-                    getValueOrCreateConstantIndexOp(b, loc, term))
-                    .getResult();
-    }
+    for (OpFoldResult term : terms)
+      total =
+          affine::makeComposedFoldedAffineApply(b, loc, s0 + s1, {total, term});
     result.push_back(total);
   }
   return result;
@@ -664,8 +657,10 @@ private:
     return rows;
   }
   /// The indices of element `col` of row `row` (counted over all matrices)
-  /// of a buffer of `type`'s shape.
+  /// of a buffer of `type`'s shape: a matrix's are (row, col).
   SmallVector<Value> indices(MemRefType type, Value row, Value col) {
+    if (type.getRank() == 2)
+      return {row, col};
     SmallVector<Value> result;
     for (int64_t size : llvm::reverse(type.getShape().drop_back())) {
       result.push_back(rem(row, size));
@@ -709,10 +704,7 @@ private:
         c.granules = loadChunkGranules(source, flat, c.row, c.col, c.valid);
       else
         c.value =
-            loadValid(vecType, source,
-                      type.getRank() == 2 ? SmallVector<Value>{c.row, c.col}
-                                          : indices(type, c.row, c.col),
-                      c.valid);
+            loadValid(vecType, source, indices(type, c.row, c.col), c.valid);
       chunks.push_back(c);
     }
     for (Chunk &c : chunks) {
@@ -723,10 +715,7 @@ private:
       b.setInsertionPointToStart(inside.thenBlock());
       // The workspace comes from the runtime's allocator (256-byte aligned)
       // and its rows are 128 bytes apart: each chunk is 16-byte aligned.
-      vector::StoreOp::create(b, loc, value, ws,
-                              type.getRank() == 2
-                                  ? SmallVector<Value>{c.row, c.col}
-                                  : indices(type, c.row, c.col),
+      vector::StoreOp::create(b, loc, value, ws, indices(type, c.row, c.col),
                               /*nontemporal=*/false, llvm::MaybeAlign(16));
     }
   }

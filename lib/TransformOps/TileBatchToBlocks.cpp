@@ -112,13 +112,10 @@ scf::ForallOp BatchSplitter::rewrite() {
       chain.epilogue ? chain.epilogue.getOperation() : c.op.getOperation();
   Value dest = chain.epilogue ? chain.epilogue.getDpsInitOperand(0)->get()
                               : chain.fill.getDpsInitOperand(0)->get();
-  int64_t count = 1;
-  for (int64_t size : c.batch)
-    count *= size;
-
   b.setInsertionPoint(last);
   auto forall = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(count)}, ValueRange{dest},
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(c.batchCount())},
+      ValueRange{dest},
       b.getArrayAttr(
           {gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimZ)}),
       /*bodyBuilderFn=*/nullptr);
@@ -242,9 +239,7 @@ static FailureOr<BatchedChain> matchChain(Contraction c, std::string &why) {
     why = "expected static batch, M, N and K sizes";
     return failure();
   }
-  int64_t count = 1;
-  for (int64_t size : c.batch)
-    count *= size;
+  int64_t count = c.batchCount();
   if (count > kMaxGridZ) {
     why = "the batch has " + std::to_string(count) +
           " elements; a grid holds at most " + std::to_string(kMaxGridZ) +

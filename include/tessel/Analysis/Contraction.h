@@ -35,6 +35,9 @@ struct Contraction {
   bool lhsTransposed = false, rhsTransposed = false;
 
   bool hasStaticShape() const;
+  /// The number of batch elements (the product of the static batch sizes;
+  /// 1 without batch).
+  int64_t batchCount() const;
   /// "A[m,k] B[k,n]", "A[b,m,k] B[b,n,k]", ...: the layout, for messages.
   std::string layoutName() const;
 };
