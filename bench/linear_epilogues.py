@@ -34,6 +34,8 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
 
 from tessel import install  # noqa: E402
+
+import case_kernels  # noqa: E402
 from tessel.workload import linear_ir  # noqa: E402
 
 # name: (schedule, m, n, k, dtype, bias, activation, weight, references)
@@ -101,44 +103,17 @@ RACED = [name for name, c in CASES.items() if c[1] * c[2] * c[3] >= 2**36]
 
 
 def prepare(directory):
-    tessel_opt = install.tool("tessel-opt")
-    schedules = install.schedules_dir()
-    for name, (schedule, m, n, k, dtype, bias, act, weight, _) in CASES.items():
-        d = pathlib.Path(directory) / name
-        d.mkdir(parents=True, exist_ok=True)
-        (d / "in.mlir").write_text(
-            linear_ir(m, n, k, dtype, bias=bias, activation=act, weight=weight))
-        chip = "sm_90a" if schedule == "wgmma" else "sm_90"
-        subprocess.run(
-            [str(tessel_opt), str(d / "in.mlir"),
-             f"--tessel-apply-schedule=schedule={schedules}/matmul_relu_{schedule}.mlir"
-             " defaults=rule", f"--tessel-lower-to-ptx=chip={chip}",
-             f"--tessel-export-kernels=dir={d / 'k'}", "-o", os.devnull],
-            check=True)
-        print(name, "ok", flush=True)
+    case_kernels.prepare(directory, (
+        (name, schedule,
+         linear_ir(m, n, k, dtype, bias=bias, activation=act, weight=weight))
+        for name, (schedule, m, n, k, dtype, bias, act, weight, _)
+        in CASES.items()))
 
 
 def check(directory, out):
-    tessel_run = install.tool("tessel-run")
-    results = {}
-    for name, case in CASES.items():
-        launch = pathlib.Path(directory) / name / "k" / "linear.launch.json"
-        for ref in case[-1]:
-            p = subprocess.run([str(tessel_run), str(launch), "--json",
-                                f"--reference={ref}", "--rep-ms", "20"],
-                               capture_output=True, text=True)
-            try:
-                r = json.loads(p.stdout)
-            except json.JSONDecodeError:
-                r = {"error": p.stdout + p.stderr}
-            r["rc"] = p.returncode
-            results[f"{name} ref={ref}"] = r
-            print(f"{name:48s} ref={ref}: "
-                  + (f"passed={r.get('passed')} err={r.get('relative_error', 0):.2e}"
-                     f" {r.get('median_ms', 0):.4f} ms {r.get('tflops', 0):.1f} TFLOP/s"
-                     if "error" not in r else f"ERROR {r['error'][:300]}"),
-                  flush=True)
-    pathlib.Path(out).write_text(json.dumps(results, indent=1) + "\n")
+    case_kernels.check(directory, out,
+                       ((name, case[-1]) for name, case in CASES.items()),
+                       "linear", 48)
 
 
 def tune(directory, db, budget="24"):
