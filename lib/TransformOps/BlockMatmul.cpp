@@ -307,6 +307,15 @@ void tessel::eraseBlockMatmul(RewriterBase &rewriter, const BlockMatmul &bm) {
   }
 }
 
+SmallVector<int64_t> tessel::keptSourceDims(memref::SubViewOp subview) {
+  llvm::SmallBitVector dropped = subview.getDroppedDims();
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0, e = dropped.size(); d < e; ++d)
+    if (!dropped.test(d))
+      kept.push_back(d);
+  return kept;
+}
+
 FailureOr<TiledOperand> tessel::getTiledOperand(Value value,
                                                 gpu::LaunchOp launch) {
   // The chain of views from the buffer down to the tile.
@@ -329,15 +338,11 @@ FailureOr<TiledOperand> tessel::getTiledOperand(Value value,
   // runs along.
   SmallVector<int64_t> dims = llvm::to_vector(llvm::seq(type.getRank()));
   for (memref::SubViewOp subview : llvm::reverse(chain)) {
-    llvm::SmallBitVector dropped = subview.getDroppedDims();
-    SmallVector<int64_t> kept;
-    for (auto [i, offset] : llvm::enumerate(subview.getMixedOffsets())) {
+    for (auto [i, offset] : llvm::enumerate(subview.getMixedOffsets()))
       if (getConstantIntValue(offset) != 0)
         t.offsetTerms[dims[i]].push_back(offset);
-      if (!dropped.test(i))
-        kept.push_back(dims[i]);
-    }
-    dims = kept;
+    dims = llvm::map_to_vector(keptSourceDims(subview),
+                               [&](int64_t d) { return dims[d]; });
   }
   // The tile keeps the buffer's last two dimensions, in order.
   if (dims.size() != 2 || dims[0] != type.getRank() - 2 ||

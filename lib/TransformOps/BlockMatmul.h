@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
 
 namespace tessel {
@@ -89,6 +90,10 @@ struct TiledOperand {
   llvm::SmallVector<mlir::OpFoldResult> offsets(mlir::OpBuilder &b,
                                                 mlir::Location loc) const;
 };
+
+/// The dimensions of `subview`'s source that its result's run along, in
+/// order: all of them, or those a rank-reducing view keeps.
+llvm::SmallVector<int64_t> keptSourceDims(mlir::memref::SubViewOp subview);
 
 /// Reads `value` as a unit-stride tile of a statically shaped buffer with
 /// a unit inner stride defined outside `launch`: the buffer itself, or a

@@ -346,16 +346,11 @@ static bool wholeDimension(Value tile, int64_t dim) {
   if (auto subview = tile.getDefiningOp<memref::SubViewOp>()) {
     whole = subview.getSource();
     // A rank-reducing view (one batch element's matrix) drops the batch
-    // dimensions: the tile's dimension `dim` is the source's dim-th kept
-    // one.
-    llvm::SmallBitVector dropped = subview.getDroppedDims();
-    int64_t kept = -1;
-    for (wholeDim = 0; wholeDim < int64_t(dropped.size()); ++wholeDim)
-      if (!dropped.test(wholeDim) && ++kept == dim)
-        break;
+    // dimensions.
+    wholeDim = keptSourceDims(subview)[dim];
   }
   auto wholeType = cast<MemRefType>(whole.getType());
-  return wholeDim < wholeType.getRank() && !wholeType.isDynamicDim(wholeDim) &&
+  return !wholeType.isDynamicDim(wholeDim) &&
          wholeType.getDimSize(wholeDim) == type.getDimSize(dim);
 }
 
