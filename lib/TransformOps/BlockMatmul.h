@@ -24,6 +24,8 @@
 
 namespace tessel {
 
+inline constexpr int64_t kThreadsPerWarp = 32;
+
 /// What a rewrite reads from the payload, collected and checked before
 /// anything is changed.
 struct BlockMatmul {

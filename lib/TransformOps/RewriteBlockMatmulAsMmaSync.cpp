@@ -29,7 +29,6 @@ static constexpr llvm::StringLiteral kMainLoopAttr = "tessel.mma_main_loop";
 
 /// m16n8k16: the one mma.sync shape for 16-bit inputs.
 static constexpr int64_t kMmaM = 16, kMmaN = 8, kMmaK = 16;
-static constexpr int64_t kThreadsPerWarp = 32;
 /// Elements of a 16-bit type in one 16-byte copy.
 static constexpr int64_t kCopyElems = 8;
 /// Shared memory one block may use on sm_90 (227 KiB), the most of any chip

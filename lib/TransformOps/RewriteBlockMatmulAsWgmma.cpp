@@ -21,9 +21,10 @@
 //     nvgpu.warpgroup.mma (wgmma m64nBNk16, f32 accumulators in registers),
 //     keeping one wgmma group in flight, and release a buffer as soon as
 //     the wgmma that read it has completed;
-//   - the consumers stage the accumulators in shared memory (reusing the
-//     ring), then apply the epilogue (ReLU, conversion) and write the tile
-//     with coalesced 16-byte stores.
+//   - the consumers apply the epilogue (ReLU, bias, GELU, ..., then the
+//     conversion) on the accumulator registers, stage the converted tile
+//     in shared memory (reusing the ring) and write it with coalesced
+//     16-byte stores.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,7 +84,8 @@ static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
                                    int64_t producers = 1,
                                    int64_t stagingBytes = 0) {
   return wgmma::computeLayout(bm.m, bm.n, bm.inType.getIntOrFloatBitWidth() / 8,
-                              stages, producers, stagingBytes);
+                              bm.outType.getIntOrFloatBitWidth() / 8, stages,
+                              producers, stagingBytes);
 }
 
 /// Checks the block tile and `stages`; returns why they do not fit, or an
@@ -238,7 +240,11 @@ private:
   /// nvgpu.warpgroup.mma per k16 slice, since the op's lowering advances
   /// B's descriptor along K as for an MN-major B. Returns the accumulator.
   Value emitKMajorMma(Type accType, Value aRows, Value bBytes, Value acc);
-  void emitEpilogue(Value acc, Value consumer);
+  /// The accumulator's f32 registers, in the order of wgmma's fragment.
+  SmallVector<Value> accumulatorElements(Value acc);
+  /// Applies the epilogue to the accumulator of warpgroup `consumer`
+  /// (thread `tidX` of it) and stores the tile.
+  void emitEpilogue(Value acc, Value consumer, Value tidX);
 
   BlockMatmul bm;
   int64_t stages;
@@ -646,11 +652,60 @@ Value WgmmaEmitter::emitKMajorMma(Type accType, Value aRows, Value bBytes,
   return acc;
 }
 
-void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
-  // All consumers are done reading the ring before it is overwritten; the
-  // proxy fence orders wgmma's (async-proxy) reads of the ring before the
-  // staging's ordinary stores into it.
+SmallVector<Value> WgmmaEmitter::accumulatorElements(Value acc) {
+  // The struct nvgpu's conversion gives a 64 x N f32 accumulator: one inner
+  // struct of N / 2 f32 registers. The cast meets that conversion's own
+  // and both fold away (reconcile-unrealized-casts).
+  MLIRContext *ctx = b.getContext();
+  auto inner = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(bm.n / 2, b.getF32Type()));
+  auto outer = LLVM::LLVMStructType::getLiteral(ctx, {inner});
+  Value fragment = LLVM::ExtractValueOp::create(
+      b, loc,
+      UnrealizedConversionCastOp::create(b, loc, outer, acc).getResult(0),
+      ArrayRef<int64_t>{0});
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < bm.n / 2; ++i)
+    elements.push_back(
+        LLVM::ExtractValueOp::create(b, loc, fragment, ArrayRef<int64_t>{i}));
+  return elements;
+}
+
+void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  // The epilogue runs on the accumulator registers. wgmma's fragment
+  // layout (m64nNk16, f32): lane l of warp w holds rows 16w + l / 4 and
+  // 16w + l / 4 + 8 of the warpgroup's 64, columns 8j + 2 (l % 4) + {0, 1}
+  // of each 8-column group j, at registers 4j + 2h + {0, 1} (h: the lower
+  // row). Each pair gets the epilogue at its (row, col) of the tile and is
+  // converted to the output type there.
+  SmallVector<Value> elements = accumulatorElements(acc);
+  Value lane = rem(tidX, kThreadsPerWarp);
+  // Created one after the other (the evaluation order of a call's
+  // arguments is the compiler's choice).
+  Value warpgroupRow = mul(consumer, kWgmmaM);
+  Value warpRow = add(warpgroupRow, mul(div(tidX, kThreadsPerWarp), 16));
+  Value laneRow = add(warpRow, div(lane, 4));
+  Value laneCol = mul(rem(lane, 4), 2);
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  struct Pair {
+    Value value, row, col;
+  };
+  SmallVector<Pair> pairs;
+  for (int64_t j = 0; j < bm.n / 8; ++j)
+    for (int64_t h = 0; h < 2; ++h) {
+      Value pair = vector::FromElementsOp::create(
+          b, loc, pairType,
+          ValueRange{elements[4 * j + 2 * h], elements[4 * j + 2 * h + 1]});
+      Value row = addC(laneRow, 8 * h), col = addC(laneCol, 8 * j);
+      pairs.push_back({applyEpilogue(b, loc, bm, pair, row, col), row, col});
+    }
+
+  // The converted tile is staged in shared memory, reusing the ring once no
+  // consumer reads it (the proxy fence orders this thread's wgmma reads of
+  // the ring, in the async proxy, before its stores), in rows padded by
+  // kStagePad elements: a warp's 4-byte (16-bit output) or 8-byte (f32)
+  // pair stores hit distinct banks.
   fenceAsyncShared();
   auto consumerBarrier = [&] {
     Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
@@ -660,33 +715,23 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer) {
     NVVM::BarrierOp::create(b, loc, Type(), id, count, {}, Value());
   };
   consumerBarrier();
-  int64_t stride = bm.n + kStagePad;
-  Value staged = view(cst(0), sharedType({bm.m, stride}, b.getF32Type()));
-  // Each consumer warpgroup stores its 64 rows. Warpgroups are laid out
-  // along y, so the fragment layout's warp index (thread id x / 32) is the
-  // warp's index within its warpgroup.
-  Value rows = memref::SubViewOp::create(
-      b, loc, staged,
-      ArrayRef<OpFoldResult>{mul(consumer, kWgmmaM), b.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(kWgmmaM), b.getIndexAttr(bm.n)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-  nvgpu::WarpgroupMmaStoreOp::create(b, loc, acc, rows);
+  Value staged = view(cst(0), sharedType({bm.m, bm.n + kStagePad}, bm.outType));
+  for (const Pair &p : pairs)
+    vector::StoreOp::create(b, loc, p.value, staged, ValueRange{p.row, p.col});
   consumerBarrier();
 
-  // Consumers copy the tile out in coalesced 16-byte chunks (single
-  // elements where the output's rows are misaligned), applying the
-  // epilogue on the way; a partial tile at the problem's edge stores only
-  // its valid part.
+  // The consumers copy the tile out in coalesced 16-byte chunks (single
+  // elements where the output's rows are misaligned); a partial tile at
+  // the problem's edge stores only its valid part.
   int64_t elems = alignedChunk(cast<MemRefType>(bm.out.getType()),
                                128 / bm.outType.getIntOrFloatBitWidth());
-  auto vecType = VectorType::get({elems}, b.getF32Type());
+  auto vecType = VectorType::get({elems}, bm.outType);
   Value validRows = dim(bm.out, 0), validCols = dim(bm.out, 1);
   forEachChunk(tid, bm.m, bm.n, elems, kWarpgroupThreads * l.consumers,
                validRows, validCols, [&](Value row, Value col, Value valid) {
                  Value v = vector::LoadOp::create(b, loc, vecType, staged,
                                                   ValueRange{row, col});
-                 storeValid(applyEpilogue(b, loc, bm, v, row, col), bm.out,
-                            ValueRange{row, col}, valid);
+                 storeValid(v, bm.out, ValueRange{row, col}, valid);
                });
 }
 
@@ -795,7 +840,7 @@ scf::ForOp WgmmaEmitter::emit() {
                  l.producers == 1 ? cst(0) : sub(warpgroup, cst(l.consumers)));
     b.setInsertionPointToStart(ifProducer.elseBlock());
     loop = emitConsumers(warpgroup);
-    emitEpilogue(loop.getResult(0), warpgroup);
+    emitEpilogue(loop.getResult(0), warpgroup, tidX);
   }
   return loop;
 }

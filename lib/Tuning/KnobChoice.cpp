@@ -115,7 +115,7 @@ constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 16;
 /// points that break a constraint the rule knows. docs/knob-rule.md
 /// explains each term.
 double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
-                int64_t inBytes) {
+                int64_t inBytes, int64_t outBytes) {
   auto roundUp = [](int64_t x, int64_t g) -> int64_t {
     return llvm::alignTo(x, g);
   };
@@ -185,7 +185,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // accumulators that must fit the registers, or the kernel spills.
     int64_t bm = roundUp(em, 64), bn = roundUp(en, 64);
     tessel::wgmma::Layout layout =
-        tessel::wgmma::computeLayout(bm, bn, inBytes, stages);
+        tessel::wgmma::computeLayout(bm, bn, inBytes, outBytes, stages);
     threads = layout.threads;
     smem = layout.sharedBytes;
     if (!tessel::wgmma::accumulatorsFit(bn, threads))
@@ -291,7 +291,10 @@ tessel::rankByRule(const SearchSpace &space, const ProblemShape &problem,
                    const ChipLimits &chip,
                    const std::map<std::string, std::string> &fixed,
                    size_t limit) {
-  int64_t inBytes = llvm::StringRef(problem.types).starts_with("f32") ? 4 : 2;
+  // "f16->f32 acc=f32": the input and output types.
+  auto [in, out] = llvm::StringRef(problem.types).split("->");
+  int64_t inBytes = in.starts_with("f32") ? 4 : 2;
+  int64_t outBytes = out.starts_with("f32") ? 4 : 2;
   std::vector<std::pair<double, Candidate>> scored;
   // A space larger than kMaxRankedPoints is sampled: the same points on
   // every run, each once.
@@ -313,7 +316,7 @@ tessel::rankByRule(const SearchSpace &space, const ProblemShape &problem,
     }
     if (!agrees)
       continue;
-    double t = estimate(Point{space, c}, problem, chip, inBytes);
+    double t = estimate(Point{space, c}, problem, chip, inBytes, outBytes);
     if (t != kInfeasible)
       scored.emplace_back(t, std::move(c));
   }

@@ -64,10 +64,13 @@
 // PTX-NEXT:   wgmma.wait_group.sync.aligned 1;
 // PTX:        mbarrier.arrive.shared.b64
 // PTX:        wgmma.wait_group.sync.aligned 0;
-// PTX-NEXT:   fence.proxy.async.shared::cta;
-// PTX:        bar.sync 1, 256;
 // PTX:        max.NaN.f32
 // PTX:        cvt.rn.f16x2.f32
+// PTX:        fence.proxy.async.shared::cta;
+// PTX-NEXT:   bar.sync 1, 256;
+// PTX-COUNT-64: st.shared.b32
+// PTX-NEXT:   bar.sync 1, 256;
+// PTX:        ld.shared.v4.b32
 // PTX:        st.global.v4.b32
 
 // JSON:      "block": [

@@ -11,9 +11,10 @@
 // 128x64 + 4 x 64x64 tiles (48 KiB per stage) guarded by "full" mbarriers
 // (transaction count) and "empty" mbarriers (256 consumer arrivals); the
 // consumers run one m64n256 wgmma per stage and release the previous stage.
-// After the loop, the accumulators are staged in shared memory (rows padded
-// to 264 floats) and ReLU + truncf run on 8 floats per 16-byte store: a
-// 128x256 tile is 16 stores per consumer thread. Shared memory: 4 x 48 KiB
+// After the loop, ReLU + truncf run on the accumulator registers, a pair of
+// columns at a time; the f16 pairs are staged in shared memory (rows padded
+// to 264 elements) and copied out in 16-byte stores: a 128x256 tile is 16
+// stores per consumer thread. Shared memory: 4 x 48 KiB
 // of ring + 1024 bytes of alignment slack = 197632 bytes.
 
 // CHECK-LABEL: func.func @matmul_relu(
@@ -57,11 +58,21 @@
 // CHECK:             scf.yield %[[NEXT]]
 // CHECK:           } {tessel.wgmma_main_loop}
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:           nvgpu.warpgroup.mma.store %[[ACC]], %{{.+}} : <fragmented = vector<64x256xf32>> to memref<64x256xf32, strided<[264, 1], offset: ?>, #gpu.address_space<workgroup>>
-// CHECK:           %[[V:[a-z0-9_]+]] = vector.load %{{.+}} : memref<128x264xf32, #gpu.address_space<workgroup>>, vector<8xf32>
-// CHECK:           %[[R:[a-z0-9_]+]] = arith.maximumf %[[V]], %{{.+}} : vector<8xf32>
-// CHECK:           %[[T:[a-z0-9_]+]] = arith.truncf %[[R]] : vector<8xf32> to vector<8xf16>
-// CHECK:           vector.store %[[T]], %{{.+}} : memref<128x256xf16, strided<[512, 1], offset: ?>>, vector<8xf16>
+// CHECK:           %[[REGS:[a-z0-9_]+]] = builtin.unrealized_conversion_cast %[[ACC]] : !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>> to !llvm.struct<(struct<(f32,
+// CHECK:           %[[FRAG:[a-z0-9_]+]] = llvm.extractvalue %[[REGS]][0]
+// CHECK:           %[[X0:[a-z0-9_]+]] = llvm.extractvalue %[[FRAG]][0]
+// CHECK:           %[[X1:[a-z0-9_]+]] = llvm.extractvalue %[[FRAG]][1]
+// CHECK:           %[[P:[a-z0-9_]+]] = vector.from_elements %[[X0]], %[[X1]] : vector<2xf32>
+// CHECK:           %[[R:[a-z0-9_]+]] = arith.maximumf %[[P]], %{{.+}} : vector<2xf32>
+// CHECK:           %[[T:[a-z0-9_]+]] = arith.truncf %[[R]] : vector<2xf32> to vector<2xf16>
+// CHECK-COUNT-63:  arith.truncf {{.+}} : vector<2xf32> to vector<2xf16>
+// CHECK:           nvvm.fence.proxy
+// CHECK:           nvvm.barrier id = %{{.+}} number_of_threads = %{{.+}}
+// CHECK:           vector.store %[[T]], %{{.+}} : memref<128x264xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK-COUNT-63:  vector.store {{.+}} : memref<128x264xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// CHECK:           nvvm.barrier id = %{{.+}} number_of_threads = %{{.+}}
+// CHECK:           %[[V:[a-z0-9_]+]] = vector.load %{{.+}} : memref<128x264xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK:           vector.store %[[V]], %{{.+}} : memref<128x256xf16, strided<[512, 1], offset: ?>>, vector<8xf16>
 // CHECK-COUNT-15:  vector.store {{.+}} : memref<128x256xf16, strided<[512, 1], offset: ?>>, vector<8xf16>
 // CHECK-NOT:       vector.store
 // CHECK:           gpu.terminator
@@ -83,7 +94,7 @@
 // SMALL-NOT:       nvgpu.tma.async.load
 // SMALL:           nvgpu.warpgroup.mma {{.+}} {transposeB} : <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>, <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x64xf32>> -> <fragmented = vector<64x64xf32>>
 // SMALL:         } {tessel.wgmma_main_loop}
-// SMALL:         nvgpu.warpgroup.mma.store %{{.+}} : <fragmented = vector<64x64xf32>> to memref<64x64xf32, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>
+// SMALL-COUNT-16: vector.store {{.+}} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // SMALL-COUNT-4: vector.store {{.+}} : memref<64x64xf16, strided<[512, 1], offset: ?>>, vector<8xf16>
 // SMALL-NOT:     vector.store
 // SMALL:         gpu.terminator
@@ -114,8 +125,8 @@ func.func @matmul_relu(%A: tensor<256x256xf16>, %B: tensor<256x512xf16>,
 // CHECK:         nvgpu.tma.create.descriptor %{{.+}} box[%c128{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
 // CHECK:         nvgpu.tma.create.descriptor %{{.+}} box[%c64{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
 // CHECK:         nvgpu.warpgroup.mma {{.+}} {transposeB} : <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>>, <tensor = memref<64x256xbf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x256xf32>> -> <fragmented = vector<64x256xf32>>
-// CHECK:         arith.maximumf {{.+}} : vector<8xf32>
-// CHECK:         arith.truncf {{.+}} : vector<8xf32> to vector<8xbf16>
+// CHECK:         arith.maximumf {{.+}} : vector<2xf32>
+// CHECK:         arith.truncf {{.+}} : vector<2xf32> to vector<2xbf16>
 // CHECK:         vector.store {{.+}} : memref<128x256xbf16, strided<[512, 1], offset: ?>>, vector<8xbf16>
 // SMALL-LABEL: func.func @matmul_relu_bf16
 // SMALL:         gpu.launch

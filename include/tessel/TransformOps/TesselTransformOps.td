@@ -350,12 +350,13 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
       `nvgpu.warpgroup.mma` (m64nBNk16 x 4, f32 accumulators in registers)
       with one wgmma group left in flight; once the previous group has
       completed, its buffer is released on the empty barrier.
-    - After the loop, the consumers wait for the last group, stage the
-      accumulators in the (then free) ring memory as f32 rows padded by 8
-      against bank conflicts (`nvgpu.warpgroup.mma.store`), and copy the
-      tile out in coalesced 16-byte chunks, applying the epilogue's scalar
-      body on the way: the matmul result never reaches global memory before
-      ReLU.
+    - After the loop, the consumers wait for the last group, apply the
+      epilogue's scalar body (and the conversion to the output type) on
+      the accumulator registers, a pair of columns at a time at each
+      pair's (row, col), stage the converted tile in the (then free) ring
+      memory in rows padded by 8 elements against bank conflicts, and copy
+      it out in coalesced 16-byte chunks: the matmul result never reaches
+      global memory before the epilogue.
 
     The consumers' K loop is returned and marked with the unit attribute
     `tessel.wgmma_main_loop`. The launch gets `128 * (BM / 64 + 1)` threads

@@ -25,8 +25,8 @@ inline constexpr int64_t kTileK = 64;
 /// Buffers addressed by 128-byte-swizzled wgmma descriptors start on 1024-byte
 /// boundaries; the dynamic shared memory base is aligned at run time.
 inline constexpr int64_t kSwizzleAlign = 1024;
-/// Padding (f32 elements) of the staged accumulator rows against bank
-/// conflicts of the fragment stores.
+/// Padding (elements of the output type) of the staged output rows against
+/// bank conflicts of the fragment stores.
 inline constexpr int64_t kStagePad = 8;
 /// Accumulator registers per consumer thread above which the kernel spills.
 inline constexpr int64_t kMaxAccumulatorRegs = 128;
@@ -46,12 +46,12 @@ struct Layout {
 };
 
 /// The layout of a `bm` x `bn` block (multiples of 64) with inputs of
-/// `inBytes` bytes, `stages` ring buffers, `producers` producer warpgroups
-/// and `stagingBytes` of staging after the ring (the epilogue's staged
-/// accumulators reuse both).
+/// `inBytes` bytes and an output of `outBytes`, `stages` ring buffers,
+/// `producers` producer warpgroups and `stagingBytes` of staging after the
+/// ring (the epilogue's staged output tile reuses both).
 inline Layout computeLayout(int64_t bm, int64_t bn, int64_t inBytes,
-                            int64_t stages, int64_t producers = 1,
-                            int64_t stagingBytes = 0) {
+                            int64_t outBytes, int64_t stages,
+                            int64_t producers = 1, int64_t stagingBytes = 0) {
   Layout l;
   l.consumers = bm / kWgmmaM;
   l.producers = producers;
@@ -59,7 +59,7 @@ inline Layout computeLayout(int64_t bm, int64_t bn, int64_t inBytes,
   l.aStageBytes = bm * kTileK * inBytes;
   l.bStageBytes = kTileK * bn * inBytes;
   l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
-  l.stagedBytes = bm * (bn + kStagePad) * 4;
+  l.stagedBytes = bm * (bn + kStagePad) * outBytes;
   l.stagingBytes = stagingBytes;
   l.sharedBytes =
       std::max(l.ringBytes + stagingBytes, l.stagedBytes) + kSwizzleAlign;

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Times the kernels of several tessel-opt builds against each other: the
+same workloads, schedules and knobs (the tuned records, else the rule),
+compiled by each build on the CPU, then run, checked and timed by one
+tessel-run on the GPU in interleaved rounds.
+
+    # CPU: compile each case with each build (name=path of its tessel-opt)
+    python3 bench/compare_builds.py prepare DIR --build old=/tmp/opt-old \\
+        --build new=build/bin/tessel-opt
+    # GPU: round 1 checks every kernel against the f64 reference and times
+    # it; later rounds only time; each kernel's time is its best median
+    python3 bench/compare_builds.py run DIR OUT.json [--rounds 3]
+
+DIR/<case>/<build>/ holds each kernel (PTX and launch.json). The output
+lists every run and, per case, each build's time ratio to the first build
+(first time / build time: above 1 is faster).
+"""
+
+import argparse
+import json
+import math
+import pathlib
+import shutil
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+
+# (name, kind, m, n, k, dtype, activation): ANCHORS.md's f16 shapes and the
+# bf16 one, the issue's Linear shapes, a residue and a misaligned shape.
+CASES = [
+    ("256x1024x1024-f16", "relu", 256, 1024, 1024, "f16", None),
+    ("1024^3-f16", "relu", 1024, 1024, 1024, "f16", None),
+    ("2048^3-f16", "relu", 2048, 2048, 2048, "f16", None),
+    ("4096^3-f16", "relu", 4096, 4096, 4096, "f16", None),
+    ("8192^3-f16", "relu", 8192, 8192, 8192, "f16", None),
+    ("4096x4096x1024-f16", "relu", 4096, 4096, 1024, "f16", None),
+    ("16384x1024x4096-f16", "relu", 16384, 1024, 4096, "f16", None),
+    ("128x4096x4096-f16", "relu", 128, 4096, 4096, "f16", None),
+    ("4096^3-bf16", "relu", 4096, 4096, 4096, "bf16", None),
+    ("1000^3-f16", "relu", 1000, 1000, 1000, "f16", None),
+    ("2000x3000x1500-f16", "relu", 2000, 3000, 1500, "f16", None),
+    ("linear-8192x4096x4096-bf16-gelu_tanh", "linear", 8192, 4096, 4096,
+     "bf16", "gelu_tanh"),
+    ("linear-8192x4096x4096-bf16-relu", "linear", 8192, 4096, 4096, "bf16",
+     "relu"),
+    ("linear-4096x14336x4096-f16-gelu_tanh", "linear", 4096, 14336, 4096,
+     "f16", "gelu_tanh"),
+]
+
+
+def prepare(args):
+    from tessel import compiler, install
+    builds = dict(b.split("=", 1) for b in args.build)
+    out = pathlib.Path(args.dir)
+    for name, kind, m, n, k, dtype, act in CASES:
+        for build, opt in builds.items():
+            # Each build's tessel-opt compiles; the kernel cache keys on the
+            # binary, so builds never share a kernel.
+            install.tool = (lambda path: lambda tool: pathlib.Path(path)
+                            if tool == "tessel-opt" else None)(opt)
+            if kind == "relu":
+                kernel = compiler.compile_matmul_relu(m, n, k, dtype,
+                                                      chip="sm_90a")
+            else:
+                kernel = compiler.compile_linear(m, n, k, dtype, bias=True,
+                                                 activation=act,
+                                                 chip="sm_90a")
+            dest = out / name / build
+            shutil.rmtree(dest, ignore_errors=True)
+            shutil.copytree(kernel.directory, dest)
+            print(f"{name} {build}: {pathlib.Path(kernel.schedule).name} "
+                  f"{kernel.knobs} ({kernel.knob_source})", flush=True)
+
+
+def run(args):
+    from tessel import install
+    tessel_run = install.tool("tessel-run")
+    root = pathlib.Path(args.dir)
+    runs, best = [], {}
+    for r in range(args.rounds):
+        for case in sorted(p for p in root.iterdir() if p.is_dir()):
+            for build in sorted(p for p in case.iterdir() if p.is_dir()):
+                launch = next(build.glob("*.launch.json"))
+                ref = "auto" if r == 0 else "none"
+                p = subprocess.run([str(tessel_run), str(launch), "--json",
+                                    f"--reference={ref}",
+                                    "--rep-ms", str(args.rep_ms)],
+                                   capture_output=True, text=True)
+                try:
+                    res = json.loads(p.stdout)
+                except json.JSONDecodeError:
+                    res = {"error": (p.stdout + p.stderr)[-2000:]}
+                res.update(case=case.name, build=build.name, round=r,
+                           rc=p.returncode)
+                runs.append(res)
+                key = (case.name, build.name)
+                if r == 0:
+                    best[key] = {"passed": res.get("passed"),
+                                 "error": res.get("relative_error"),
+                                 "ms": res.get("median_ms")}
+                ms = res.get("median_ms")
+                if ms and (best[key]["ms"] is None or ms < best[key]["ms"]):
+                    best[key]["ms"] = ms
+                print(f"round {r} {case.name:40s} {build.name:8s} "
+                      + (f"{ms:.4f} ms"
+                         + (f" passed={res.get('passed')}" if r == 0 else "")
+                         if ms else f"ERROR {res.get('error', '')[:200]}"),
+                      flush=True)
+    cases = {}
+    for (case, build), b in best.items():
+        cases.setdefault(case, {})[build] = b
+    summary = {}
+    for case, builds in cases.items():
+        first = builds[min(builds)] if args.first is None else builds[args.first]
+        summary[case] = {
+            build: dict(b, ratio=(first["ms"] / b["ms"]
+                                  if b["ms"] and first["ms"] else None))
+            for build, b in builds.items()}
+    names = sorted({b for bs in cases.values() for b in bs})
+    geo = {}
+    for build in names:
+        rs = [s[build]["ratio"] for s in summary.values()
+              if s.get(build, {}).get("ratio")]
+        geo[build] = math.exp(sum(map(math.log, rs)) / len(rs)) if rs else None
+    print("geomean time ratio:", geo)
+    pathlib.Path(args.out).write_text(json.dumps(
+        {"summary": summary, "geomean": geo, "runs": runs}, indent=1) + "\n")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    pp = sub.add_parser("prepare")
+    pp.add_argument("dir")
+    pp.add_argument("--build", action="append", required=True,
+                    help="NAME=PATH of a tessel-opt (repeatable)")
+    pr = sub.add_parser("run")
+    pr.add_argument("dir")
+    pr.add_argument("out")
+    pr.add_argument("--rounds", type=int, default=3)
+    pr.add_argument("--rep-ms", type=int, default=100)
+    pr.add_argument("--first", help="the build ratios are taken against "
+                    "(default: the first by name)")
+    args = p.parse_args()
+    prepare(args) if args.cmd == "prepare" else run(args)
+
+
+if __name__ == "__main__":
+    main()
