@@ -29,6 +29,9 @@ std::optional<ProblemShape> tessel::parseWorkloadKey(llvm::StringRef workload) {
       groups[3].getAsInteger(10, p.k))
     return std::nullopt;
   p.types = groups[4].str();
+  auto [in, out] = llvm::StringRef(p.types).split("->");
+  p.inBytes = in.starts_with("f32") ? 4 : 2;
+  p.outBytes = out.starts_with("f32") ? 4 : 2;
   llvm::SmallVector<llvm::StringRef> batch;
   if (llvm::Regex(" batch=([0-9x]+)( |$)").match(p.types, &batch))
     for (llvm::StringRef size : llvm::split(batch[1], 'x')) {
@@ -114,8 +117,7 @@ constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 16;
 /// The rule's estimate (arbitrary units) of a point's time; kInfeasible for
 /// points that break a constraint the rule knows. docs/knob-rule.md
 /// explains each term.
-double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
-                int64_t inBytes, int64_t outBytes) {
+double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip) {
   auto roundUp = [](int64_t x, int64_t g) -> int64_t {
     return llvm::alignTo(x, g);
   };
@@ -172,7 +174,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
       return kInfeasible;
     threads = 32 * (bm / *wm) * (bn / *wn);
     int64_t pad = p.get("padding").value_or(8);
-    smem = stages * (bm * (tk + pad) + tk * (bn + pad)) * inBytes;
+    smem = stages * (bm * (tk + pad) + tk * (bn + pad)) * s.inBytes;
     if (p.get("stage_output").value_or(0))
       smem += bm * (bn + 8) * 2;
     // Fewer K steps than stages cannot be pipelined, except one step,
@@ -185,7 +187,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // accumulators that must fit the registers, or the kernel spills.
     int64_t bm = roundUp(em, 64), bn = roundUp(en, 64);
     tessel::wgmma::Layout layout =
-        tessel::wgmma::computeLayout(bm, bn, inBytes, outBytes, stages);
+        tessel::wgmma::computeLayout(bm, bn, s.inBytes, s.outBytes, stages);
     threads = layout.threads;
     smem = layout.sharedBytes;
     if (!tessel::wgmma::accumulatorsFit(bn, threads))
@@ -270,7 +272,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // are the kernel (K within 16), keeping thread_n at 2 or less ran 1.264x
   // faster in geometric mean on 19 such shapes on an H100
   // (bench/results/any-shape/README.md, "Fourth session").
-  bool scalarStores = inBytes == 4 && s.n % 4 != 0 && s.k <= 16;
+  bool scalarStores = s.inBytes == 4 && s.n % 4 != 0 && s.k <= 16;
   if (simt) {
     prefer("thread_m", 4, 0.2);
     if (!scalarStores)
@@ -291,10 +293,6 @@ tessel::rankByRule(const SearchSpace &space, const ProblemShape &problem,
                    const ChipLimits &chip,
                    const std::map<std::string, std::string> &fixed,
                    size_t limit) {
-  // "f16->f32 acc=f32": the input and output types.
-  auto [in, out] = llvm::StringRef(problem.types).split("->");
-  int64_t inBytes = in.starts_with("f32") ? 4 : 2;
-  int64_t outBytes = out.starts_with("f32") ? 4 : 2;
   std::vector<std::pair<double, Candidate>> scored;
   // A space larger than kMaxRankedPoints is sampled: the same points on
   // every run, each once.
@@ -316,7 +314,7 @@ tessel::rankByRule(const SearchSpace &space, const ProblemShape &problem,
     }
     if (!agrees)
       continue;
-    double t = estimate(Point{space, c}, problem, chip, inBytes, outBytes);
+    double t = estimate(Point{space, c}, problem, chip);
     if (t != kInfeasible)
       scored.emplace_back(t, std::move(c));
   }

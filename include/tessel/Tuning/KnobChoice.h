@@ -31,6 +31,9 @@ struct ProblemShape {
   int64_t batch = 1;
   /// "f16->f16 acc=f32": what must match between a workload and a record.
   std::string types;
+  /// Bytes of an input and of an output element, from `types` (f32: 4,
+  /// 16-bit types: 2).
+  int64_t inBytes = 2, outBytes = 2;
 };
 
 /// Reads "matmul_relu 4096x4096x4096 f16->f16 acc=f32" (a tuning-database
