@@ -32,23 +32,30 @@ def prepare(directory, cases):
         print(name, "ok", flush=True)
 
 
+def tessel_run(launch, reference, rep_ms):
+    """Runs one launch file with tessel-run --json against `reference`
+    (auto, cpu, gpu, none); returns its result with "rc", or {"error": its
+    output} when it printed no JSON."""
+    p = subprocess.run([str(install.tool("tessel-run")), str(launch), "--json",
+                        f"--reference={reference}", "--rep-ms", str(rep_ms)],
+                       capture_output=True, text=True)
+    try:
+        r = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        r = {"error": p.stdout + p.stderr}
+    r["rc"] = p.returncode
+    return r
+
+
 def check(directory, out, cases, function, width):
     """Runs each case's kernel (k/<function>.launch.json) with tessel-run
     against each of its references: `cases` yields (name, references).
     Writes every run's tessel-run --json result to `out`."""
-    tessel_run = install.tool("tessel-run")
     results = {}
     for name, references in cases:
         launch = pathlib.Path(directory) / name / "k" / f"{function}.launch.json"
         for ref in references:
-            p = subprocess.run([str(tessel_run), str(launch), "--json",
-                                f"--reference={ref}", "--rep-ms", "20"],
-                               capture_output=True, text=True)
-            try:
-                r = json.loads(p.stdout)
-            except json.JSONDecodeError:
-                r = {"error": p.stdout + p.stderr}
-            r["rc"] = p.returncode
+            r = tessel_run(launch, ref, 20)
             results[f"{name} ref={ref}"] = r
             print(f"{name:{width}s} ref={ref}: "
                   + (f"passed={r.get('passed')} err={r.get('relative_error', 0):.2e}"

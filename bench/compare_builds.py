@@ -21,11 +21,11 @@ import json
 import math
 import pathlib
 import shutil
-import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 # (name, kind, m, n, k, dtype, activation): ANCHORS.md's f16 shapes and the
 # bf16 one, the Linear shapes, a residue and a misaligned shape.
@@ -75,8 +75,7 @@ def prepare(args):
 
 
 def run(args):
-    from tessel import install
-    tessel_run = install.tool("tessel-run")
+    from case_kernels import tessel_run
     root = pathlib.Path(args.dir)
     runs, best = [], {}
     for r in range(args.rounds):
@@ -84,16 +83,8 @@ def run(args):
             for build in sorted(p for p in case.iterdir() if p.is_dir()):
                 launch = next(build.glob("*.launch.json"))
                 ref = "auto" if r == 0 else "none"
-                p = subprocess.run([str(tessel_run), str(launch), "--json",
-                                    f"--reference={ref}",
-                                    "--rep-ms", str(args.rep_ms)],
-                                   capture_output=True, text=True)
-                try:
-                    res = json.loads(p.stdout)
-                except json.JSONDecodeError:
-                    res = {"error": (p.stdout + p.stderr)[-2000:]}
-                res.update(case=case.name, build=build.name, round=r,
-                           rc=p.returncode)
+                res = tessel_run(launch, ref, args.rep_ms)
+                res.update(case=case.name, build=build.name, round=r)
                 runs.append(res)
                 key = (case.name, build.name)
                 if r == 0:
