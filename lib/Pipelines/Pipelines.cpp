@@ -54,6 +54,9 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   pm.addPass(tessel::createTesselPackWorkgroupMemory());
   pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // Kernels launched in clusters (split-K) are compiled for their cluster
+  // shape (.reqnctapercluster).
+  pm.addPass(tessel::createTesselRequireClusterDims());
 
   // Step 3. Inside the GPU module: fold views into accesses, lower n-D
   // vectors, affine, nvgpu and scf to what the NVVM conversion accepts.

@@ -93,6 +93,8 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
     };
     if (launch.waitsForPrevious)
       object["waits_for_previous"] = true;
+    if (launch.cluster != std::array<int64_t, 3>{1, 1, 1})
+      object["cluster"] = Array(launch.cluster);
     launches.push_back(std::move(object));
   }
   Array workspaces;
@@ -189,6 +191,8 @@ static bool fromJSON(const Value &value, LaunchSpec &spec,
          o.mapOptional("dynamic_shared_memory", spec.dynamicSharedMemory) &&
          o.mapOptional("pointer_alignment", spec.pointerAlignment) &&
          o.mapOptional("waits_for_previous", spec.waitsForPrevious) &&
+         (!value.getAsObject()->get("cluster") ||
+          mapDims(o, value, "cluster", spec.cluster, path)) &&
          o.map("params", spec.params);
 }
 
@@ -281,10 +285,17 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
   if (spec.launches.empty())
     return error("no launches");
   for (const LaunchSpec &launch : spec.launches) {
-    for (int64_t d : llvm::concat<const int64_t>(launch.grid, launch.block))
+    for (int64_t d :
+         llvm::concat<const int64_t>(launch.grid, launch.block, launch.cluster))
       if (d <= 0)
         return error("launch of '" + launch.kernel +
-                     "' has a non-positive grid or block size");
+                     "' has a non-positive grid, block or cluster size");
+    for (int d = 0; d < 3; ++d)
+      if (launch.grid[d] % launch.cluster[d] != 0)
+        return error("launch of '" + launch.kernel + "' has a grid of " +
+                     llvm::Twine(launch.grid[d]) + " blocks along dimension " +
+                     llvm::Twine(d) + ", not a multiple of its cluster size " +
+                     llvm::Twine(launch.cluster[d]));
     if (launch.dynamicSharedMemory < 0)
       return error("launch of '" + launch.kernel +
                    "' has negative dynamic shared memory");

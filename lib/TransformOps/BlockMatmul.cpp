@@ -396,7 +396,10 @@ void KernelBuilder::forEachChunk(
     firstRow = div(tid, chunksPerRow);
     firstCol = mul(rem(tid, chunksPerRow), width);
   }
-  for (int64_t j = 0, e = rows * chunksPerRow / threads; j < e; ++j) {
+  // When the threads do not divide the chunks, the last round's threads
+  // past the end read row 0 and store nothing.
+  int64_t chunks = rows * chunksPerRow;
+  for (int64_t j = 0, e = llvm::divideCeil(chunks, threads); j < e; ++j) {
     Value row, col;
     if (firstRow) {
       row = addC(firstRow, j * threads / chunksPerRow);
@@ -410,8 +413,16 @@ void KernelBuilder::forEachChunk(
       row = div(chunk, chunksPerRow);
       col = mul(rem(chunk, chunksPerRow), width);
     }
+    Value inRange;
+    if ((j + 1) * threads > chunks) {
+      inRange = ult(row, cst(rows));
+      row = select(inRange, row, cst(0));
+    }
+    auto tail = [&](Value valid) {
+      return inRange ? select(inRange, valid, cst(0)) : valid;
+    };
     if (full) {
-      body(row, col, cst(width));
+      body(row, col, tail(cst(width)));
       continue;
     }
     Value zero = cst(0);
@@ -419,7 +430,8 @@ void KernelBuilder::forEachChunk(
     Value left = validCols ? sub(validCols, col) : sub(cst(cols), col);
     left = arith::MaxSIOp::create(b, loc, left, zero);
     left = arith::MinSIOp::create(b, loc, left, cst(width));
-    body(row, col, validRows ? select(ult(row, validRows), left, zero) : left);
+    body(row, col,
+         tail(validRows ? select(ult(row, validRows), left, zero) : left));
   }
 }
 

@@ -201,8 +201,10 @@ protected:
   /// Visits a `rows x cols` tile in chunks of `width` consecutive elements
   /// of a row, spread over `threads` threads: thread `tid` takes chunks
   /// tid, tid + threads, ..., so that consecutive threads take consecutive
-  /// chunks of a row (coalesced); `rows * cols / width` must be a multiple
-  /// of `threads`. Calls `body(row, col, valid)` for each of the thread's
+  /// chunks of a row (coalesced); when `threads` does not divide the
+  /// `rows * cols / width` chunks, a thread past the last one in the last
+  /// round gets row 0 and `valid` 0. Calls `body(row, col, valid)` for
+  /// each of the thread's
   /// chunks, where `valid` counts the chunk's elements inside the region
   /// [0, validRows) x [0, validCols) of the tile: 0 for a row outside it,
   /// else min(width, max(validCols - col, 0)). It is the constant `width`

@@ -41,6 +41,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -66,6 +67,9 @@ static constexpr int64_t kMaxSharedMemory = 232448;
 static constexpr int64_t kMaxProducers = 4;
 /// Named barrier (0 is __syncthreads) the consumer warpgroups share.
 static constexpr int64_t kConsumerBarrier = 1;
+/// Blocks of a cluster at most: split-K splits K over the blocks of one
+/// (the largest portable cluster size).
+static constexpr int64_t kMaxClusterSize = 8;
 
 /// Staging slots at most for the producer's asynchronous granule copies.
 static constexpr int64_t kMaxStagingSlots = 4;
@@ -82,20 +86,21 @@ static constexpr int64_t kSmallGridMaxSteps = 16;
 
 static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
                                    int64_t producers = 1,
-                                   int64_t stagingBytes = 0) {
+                                   int64_t stagingBytes = 0,
+                                   int64_t splits = 1) {
   return wgmma::computeLayout(bm.m, bm.n, bm.inType.getIntOrFloatBitWidth() / 8,
                               bm.outType.getIntOrFloatBitWidth() / 8, stages,
-                              producers, stagingBytes);
+                              producers, stagingBytes, splits);
 }
 
-/// Checks the block tile and `stages`; returns why they do not fit, or an
-/// empty string.
+/// Checks the block tile, `stages` and `splits`; returns why they do not
+/// fit, or an empty string.
 static std::string checkConfig(const BlockMatmul &bm, int64_t stages,
-                               int64_t producers = 1,
-                               int64_t stagingBytes = 0) {
+                               int64_t producers = 1, int64_t stagingBytes = 0,
+                               int64_t splits = 1) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
-  wgmma::Layout l = computeLayout(bm, stages, producers, stagingBytes);
+  wgmma::Layout l = computeLayout(bm, stages, producers, stagingBytes, splits);
   if (bm.m > kMaxBoxDim)
     os << "the block tile M = " << bm.m << " must be at most " << kMaxBoxDim
        << " (one TMA box; one consumer warpgroup per 64 rows)";
@@ -111,8 +116,9 @@ static std::string checkConfig(const BlockMatmul &bm, int64_t stages,
     os << "the block tile M = " << bm.m << " needs " << l.threads
        << " threads; at most 1024 fit in a block";
   else if (l.sharedBytes > kMaxSharedMemory)
-    os << "the " << bm.m << "x" << bm.n << " tile with " << stages
-       << " stages needs " << l.sharedBytes
+    os << "the " << bm.m << "x" << bm.n << " tile with " << stages << " stages"
+       << (splits > 1 ? " and its f32 partial tile" : "") << " needs "
+       << l.sharedBytes
        << " bytes of shared memory; an sm_90 block has at most "
        << kMaxSharedMemory;
   else if (bm.n / 2 + kOtherRegs > registersPerThread(l.threads))
@@ -134,14 +140,21 @@ public:
   /// `stagingSlots`: when not 0, one producer warpgroup copies the read
   /// operands' granules asynchronously (cp.async) into that many staging
   /// slots ahead of the ring, and realigns them from there.
+  /// `splits`: the blocks of a cluster (along z) that each take a range
+  /// of K steps and reduce their partial tiles through distributed shared
+  /// memory (TMA-loaded operands only).
   WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
                int64_t producers, TiledOperand a, TiledOperand bOperand,
-               bool readA, bool readB, int64_t stagingSlots)
+               bool readA, bool readB, int64_t stagingSlots, int64_t splits)
       : KernelBuilder(rewriter, bm.loc()), bm(bm), stages(stages),
         a(std::move(a)), bOp(std::move(bOperand)), readA(readA), readB(readB),
-        stagingSlots(stagingSlots),
+        stagingSlots(stagingSlots), splits(splits),
         l(computeLayout(bm, stages, producers,
-                        stagingSlots * slotBytes(bm, stages, readA, readB))) {}
+                        stagingSlots * slotBytes(bm, stages, readA, readB),
+                        splits)) {
+    assert((splits == 1 || (!readA && !readB)) &&
+           "split-K reads its operands with TMA");
+  }
 
   /// Bytes of one staging slot: both granules of each 16-byte chunk of the
   /// read operands' tiles of one K step.
@@ -163,6 +176,13 @@ private:
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),
                                    NVVM::SharedSpace::shared_cta));
+  }
+  /// A barrier of all threads of the cluster: arrive (release), then wait
+  /// (acquire). Not `.aligned`: the producer warp's threads may reach it
+  /// apart.
+  void clusterSync() {
+    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
   }
   /// Bit 0 of `x` as an i1 (an mbarrier phase parity).
   Value parity(Value x) {
@@ -225,9 +245,10 @@ private:
   struct StepBuffers {
     Value stage, k0, aBytes, bBytes;
   };
-  /// Starts K step `kt` in the producer: waits until the consumers have
-  /// released its ring stage, when it is reused, and issues the TMA loads
-  /// of the operands TMA reads.
+  /// Starts the block's K step `kt` (K step kBegin + kt of the matmul)
+  /// in the producer: waits until the consumers have released its ring
+  /// stage, when it is reused, and issues the TMA loads of the operands TMA
+  /// reads.
   StepBuffers beginProducerStep(Value kt, Value m0, Value n0, Value tidX);
   void emitStagedProducer(Value m0, Value n0, Value tidX);
   /// The TMA loads of K step `k0`'s operands that TMA reads into ring
@@ -245,14 +266,32 @@ private:
   /// Applies the epilogue to the accumulator of warpgroup `consumer`
   /// (thread `tidX` of it) and stores the tile.
   void emitEpilogue(Value acc, Value consumer, Value tidX);
+  /// A pair of adjacent f32 columns of the tile at (row, col), with the
+  /// epilogue applied and converted to the output type.
+  struct Pair {
+    Value value, row, col;
+  };
+  /// Split-K: stages this block's partial accumulator, waits for the
+  /// cluster's, and returns this block's share of the tile (its columns
+  /// from `colOrigin`, `cols` of them) summed over the cluster's blocks, in
+  /// pairs with the epilogue applied.
+  SmallVector<Pair> reduceSplits(ArrayRef<Value> elements, Value consumer,
+                                 Value tidX, Value laneRow, Value laneCol,
+                                 Value &colOrigin, int64_t &cols);
 
   BlockMatmul bm;
   int64_t stages;
   TiledOperand a, bOp;
   bool readA, readB;
   int64_t stagingSlots;
+  int64_t splits;
   wgmma::Layout l;
   Value tid, raw, alignPad, full, empty;
+  /// The ring's 1024-byte aligned start (a shared-memory address).
+  Value ringAddress;
+  /// The block's K steps: kSteps of them from kBegin (split-K: its range;
+  /// otherwise all), and its rank in its cluster (split-K only).
+  Value kBegin, kSteps, split;
   /// The tensor maps TMA loads through, and those whose types the wgmma
   /// descriptors read (the same maps, or stand-ins of 2-D box types for a
   /// batched or read operand).
@@ -494,6 +533,8 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
 
 WgmmaEmitter::StepBuffers
 WgmmaEmitter::beginProducerStep(Value kt, Value m0, Value n0, Value tidX) {
+  // The ring's stages and phases count the block's own steps; the loads
+  // read the matmul's K step kBegin + kt.
   Value stage = rem(kt, stages), round = div(kt, stages);
   // Reusing a buffer: wait until every consumer released its previous
   // contents (the round before this one completed the empty barrier).
@@ -506,7 +547,8 @@ WgmmaEmitter::beginProducerStep(Value kt, Value m0, Value n0, Value tidX) {
     nvgpu::MBarrierTryWaitParityOp::create(
         b, loc, empty, parity(addC(round, 1)), cst(10000000), stage);
   }
-  StepBuffers step{stage, mul(kt, kTileK), mul(stage, l.aStageBytes),
+  Value k = splits > 1 ? add(kBegin, kt) : kt;
+  StepBuffers step{stage, mul(k, kTileK), mul(stage, l.aStageBytes),
                    addC(mul(stage, l.bStageBytes), stages * l.aStageBytes)};
   emitTmaLoads(step.stage, step.k0, m0, n0, step.aBytes, step.bBytes, tidX);
   return step;
@@ -535,9 +577,7 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
   Value flatB = readB ? flatView(bOp.source) : Value();
   // Producer p takes K steps p, p + producers, ...: each waits for its
   // stage's loads before its next, so several keep loads in flight.
-  auto loop = scf::ForOp::create(b, loc, producer,
-                                 cst(llvm::divideCeil(bm.k, kTileK)),
-                                 cst(l.producers));
+  auto loop = scf::ForOp::create(b, loc, producer, kSteps, cst(l.producers));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kt = loop.getInductionVar();
@@ -570,7 +610,7 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType);
   Value ticks = cst(10000000);
   auto loop = scf::ForOp::create(
-      b, loc, cst(0), cst(llvm::divideCeil(bm.k, kTileK)), cst(1), ValueRange{init},
+      b, loc, cst(0), kSteps, cst(1), ValueRange{init},
       [&](OpBuilder &, Location, Value kt, ValueRange iterArgs) {
         Value stage = rem(kt, stages);
         nvgpu::MBarrierTryWaitParityOp::create(
@@ -687,26 +727,12 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
   Value warpRow = add(warpgroupRow, mul(div(tidX, kThreadsPerWarp), 16));
   Value laneRow = add(warpRow, div(lane, 4));
   Value laneCol = mul(rem(lane, 4), 2);
-  auto pairType = VectorType::get({2}, b.getF32Type());
-  struct Pair {
-    Value value, row, col;
-  };
-  SmallVector<Pair> pairs;
-  for (int64_t j = 0; j < bm.n / 8; ++j)
-    for (int64_t h = 0; h < 2; ++h) {
-      Value pair = vector::FromElementsOp::create(
-          b, loc, pairType,
-          ValueRange{elements[4 * j + 2 * h], elements[4 * j + 2 * h + 1]});
-      Value row = addC(laneRow, 8 * h), col = addC(laneCol, 8 * j);
-      pairs.push_back({applyEpilogue(b, loc, bm, pair, row, col), row, col});
-    }
 
   // The converted tile is staged in shared memory, reusing the ring once no
   // consumer reads it (the proxy fence orders this thread's wgmma reads of
   // the ring, in the async proxy, before its stores), in rows padded by
   // kStagePad elements: a warp's 4-byte (16-bit output) or 8-byte (f32)
   // pair stores hit distinct banks.
-  fenceAsyncShared();
   auto consumerBarrier = [&] {
     Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                             kConsumerBarrier);
@@ -714,25 +740,131 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
         b, loc, b.getI32Type(), kWarpgroupThreads * l.consumers);
     NVVM::BarrierOp::create(b, loc, Type(), id, count, {}, Value());
   };
-  consumerBarrier();
+  SmallVector<Pair> pairs;
+  // The columns of the tile this block stores: all, or its share of a
+  // split-K tile.
+  Value colOrigin;
+  int64_t cols = bm.n;
+  if (splits == 1) {
+    auto pairType = VectorType::get({2}, b.getF32Type());
+    for (int64_t j = 0; j < bm.n / 8; ++j)
+      for (int64_t h = 0; h < 2; ++h) {
+        Value pair = vector::FromElementsOp::create(
+            b, loc, pairType,
+            ValueRange{elements[4 * j + 2 * h], elements[4 * j + 2 * h + 1]});
+        Value row = addC(laneRow, 8 * h), col = addC(laneCol, 8 * j);
+        pairs.push_back({applyEpilogue(b, loc, bm, pair, row, col), row, col});
+      }
+    fenceAsyncShared();
+    consumerBarrier();
+  } else {
+    fenceAsyncShared();
+    consumerBarrier();
+    pairs = reduceSplits(elements, consumer, tidX, laneRow, laneCol, colOrigin,
+                         cols);
+  }
   Value staged = view(cst(0), sharedType({bm.m, bm.n + kStagePad}, bm.outType));
   for (const Pair &p : pairs)
     vector::StoreOp::create(b, loc, p.value, staged, ValueRange{p.row, p.col});
   consumerBarrier();
 
-  // The consumers copy the tile out in coalesced 16-byte chunks (single
-  // elements where the output's rows are misaligned); a partial tile at
-  // the problem's edge stores only its valid part.
+  // The consumers copy the tile (or the block's columns of it) out in
+  // coalesced 16-byte chunks (single elements where the output's rows are
+  // misaligned); a partial tile at the problem's edge stores only its valid
+  // part.
   int64_t elems = alignedChunk(cast<MemRefType>(bm.out.getType()),
                                128 / bm.outType.getIntOrFloatBitWidth());
   auto vecType = VectorType::get({elems}, bm.outType);
   Value validRows = dim(bm.out, 0), validCols = dim(bm.out, 1);
-  forEachChunk(tid, bm.m, bm.n, elems, kWarpgroupThreads * l.consumers,
+  if (colOrigin)
+    // forEachChunk compares unsigned: no valid column is 0, not negative.
+    validCols =
+        arith::MaxSIOp::create(b, loc, sub(validCols, colOrigin), cst(0));
+  forEachChunk(tid, bm.m, cols, elems, kWarpgroupThreads * l.consumers,
                validRows, validCols, [&](Value row, Value col, Value valid) {
+                 if (colOrigin)
+                   col = add(colOrigin, col);
                  Value v = vector::LoadOp::create(b, loc, vecType, staged,
                                                   ValueRange{row, col});
                  storeValid(v, bm.out, ValueRange{row, col}, valid);
                });
+}
+
+SmallVector<WgmmaEmitter::Pair>
+WgmmaEmitter::reduceSplits(ArrayRef<Value> elements, Value consumer, Value tidX,
+                           Value laneRow, Value laneCol, Value &colOrigin,
+                           int64_t &cols) {
+  // Each block of the cluster stages its f32 partial tile in its own
+  // shared memory (the ring, free once its consumers passed the barrier)
+  // in the order of wgmma's fragment: the four registers of 8-column group
+  // j of thread t of warpgroup c at quad (c * groups + j) * 128 + t, so
+  // that a warp's 16-byte stores and loads are contiguous. After a cluster
+  // barrier, block r of the cluster sums groups [r * share, (r + 1) *
+  // share) of every block's partial, in the order of the blocks (the sum
+  // does not depend on which block finishes last), through distributed
+  // shared memory, applies the epilogue once, and stores those columns. A
+  // second cluster barrier keeps every partial in place until all blocks
+  // have read it.
+  MLIRContext *ctx = b.getContext();
+  int64_t groups = bm.n / 8;
+  int64_t share = groups / splits;
+  auto quadType = VectorType::get({4}, b.getF32Type());
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  auto quadIndex = [&](Value j) {
+    return add(mul(add(mul(consumer, groups), j), kWarpgroupThreads), tidX);
+  };
+  Value partial =
+      view(cst(0), sharedType({l.partialBytes / 4}, b.getF32Type()));
+  for (int64_t j = 0; j < groups; ++j) {
+    Value quad = vector::FromElementsOp::create(b, loc, quadType,
+                                                elements.slice(4 * j, 4));
+    vector::StoreOp::create(b, loc, quad, partial,
+                            ValueRange{mul(quadIndex(cst(j)), 4)},
+                            /*nontemporal=*/false, llvm::MaybeAlign(16));
+  }
+  clusterSync();
+
+  // The ring's start in each block of the cluster (mapa).
+  auto sharedPtr = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  auto clusterPtr = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  Value address64 =
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), ringAddress);
+  Value local =
+      LLVM::IntToPtrOp::create(b, loc, sharedPtr, ValueRange{address64});
+  SmallVector<Value> remote;
+  for (int64_t r = 0; r < splits; ++r)
+    remote.push_back(NVVM::MapaOp::create(
+        b, loc, clusterPtr, local,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), r)));
+
+  SmallVector<Pair> pairs;
+  Value firstGroup = mul(split, share);
+  for (int64_t i = 0; i < share; ++i) {
+    Value j = addC(firstGroup, i);
+    Value offset = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                              mul(quadIndex(j), 16));
+    Value sum;
+    for (Value base : remote) {
+      Value at = LLVM::GEPOp::create(b, loc, clusterPtr, b.getI8Type(), base,
+                                     ValueRange{offset});
+      Value quad = LLVM::LoadOp::create(b, loc, quadType, at, /*alignment=*/16);
+      sum = sum ? arith::AddFOp::create(b, loc, sum, quad).getResult() : quad;
+    }
+    for (int64_t h = 0; h < 2; ++h) {
+      Value pair = vector::FromElementsOp::create(
+          b, loc, pairType,
+          ValueRange{vector::ExtractOp::create(b, loc, sum, 2 * h),
+                     vector::ExtractOp::create(b, loc, sum, 2 * h + 1)});
+      Value row = addC(laneRow, 8 * h), col = add(laneCol, mul(j, 8));
+      pairs.push_back({applyEpilogue(b, loc, bm, pair, row, col), row, col});
+    }
+  }
+  clusterSync();
+  colOrigin = mul(firstGroup, 8);
+  cols = share * 8;
+  return pairs;
 }
 
 scf::ForOp WgmmaEmitter::emit() {
@@ -784,6 +916,18 @@ scf::ForOp WgmmaEmitter::emit() {
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, raw);
   alignPad = rem(sub(cst(kSwizzleAlign), rem(address, kSwizzleAlign)),
                  kSwizzleAlign);
+  int64_t steps = llvm::divideCeil(bm.k, kTileK);
+  if (splits > 1) {
+    // Block `split` of its cluster takes K steps [split * steps / splits,
+    // (split + 1) * steps / splits): at least one each (splits <= steps).
+    ringAddress = add(address, alignPad);
+    split = gpu::ClusterBlockIdOp::create(b, loc, gpu::Dimension::z);
+    kBegin = div(mul(split, steps), splits);
+    kSteps = sub(div(mul(addC(split, 1), steps), splits), kBegin);
+  } else {
+    kBegin = cst(0);
+    kSteps = cst(steps);
+  }
 
   auto barrierType = nvgpu::MBarrierGroupType::get(
       b.getContext(), workgroupSpace(), stages);
@@ -831,18 +975,87 @@ scf::ForOp WgmmaEmitter::emit() {
     // ones: a waiter that arrives on nothing could fall two phases behind
     // and wait forever on a parity that has passed. So one thread produces
     // when TMA loads everything, and all 128 when they fill a stage.
-    if (!readA && !readB) {
-      auto ifLeader = scf::IfOp::create(b, loc, eq(tidX, 0),
-                                        /*withElse=*/false);
-      b.setInsertionPointToStart(ifLeader.thenBlock());
+    {
+      OpBuilder::InsertionGuard leader(b);
+      if (!readA && !readB) {
+        auto ifLeader = scf::IfOp::create(b, loc, eq(tidX, 0),
+                                          /*withElse=*/false);
+        b.setInsertionPointToStart(ifLeader.thenBlock());
+      }
+      emitProducer(m0, n0, tidX,
+                   l.producers == 1 ? cst(0)
+                                    : sub(warpgroup, cst(l.consumers)));
     }
-    emitProducer(m0, n0, tidX,
-                 l.producers == 1 ? cst(0) : sub(warpgroup, cst(l.consumers)));
+    // Split-K: the producers take part in the consumers' two cluster
+    // barriers (the partials staged, then read).
+    if (splits > 1) {
+      clusterSync();
+      clusterSync();
+    }
     b.setInsertionPointToStart(ifProducer.elseBlock());
     loop = emitConsumers(warpgroup);
     emitEpilogue(loop.getResult(0), warpgroup, tidX);
   }
   return loop;
+}
+
+/// Relaunches `launch` in clusters of `splits` blocks along z: the grid's z
+/// extent grows `splits` times, and the body sees its former block index
+/// and grid size along z divided by `splits` (the blocks of a cluster share
+/// them; a block's rank in its cluster is the remainder).
+static gpu::LaunchOp launchInClusters(RewriterBase &rewriter,
+                                      gpu::LaunchOp launch, int64_t splits) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(launch);
+  Location loc = launch.getLoc();
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  Value gridZ = arith::MulIOp::create(rewriter, loc, grid.z, cst(splits));
+  auto clustered = gpu::LaunchOp::create(
+      rewriter, loc, grid.x, grid.y, gridZ, block.x, block.y, block.z,
+      launch.getDynamicSharedMemorySize(),
+      launch.getAsyncToken() ? launch.getAsyncToken().getType() : Type(),
+      launch.getAsyncDependencies(), TypeRange(), TypeRange(), cst(1), cst(1),
+      cst(splits));
+  Block &body = clustered.getBody().front();
+  // The builder gives the body the 12 arguments of a launch without
+  // clusters; one with clusters also has their ids and sizes.
+  while (body.getNumArguments() < gpu::LaunchOp::kNumConfigRegionAttributes + 6)
+    body.addArgument(rewriter.getIndexType(), loc);
+  rewriter.setInsertionPointToStart(&body);
+  auto perCluster = [&](Value v) -> Value {
+    return arith::DivUIOp::create(rewriter, loc, v, cst(splits));
+  };
+  gpu::KernelDim3 ids = clustered.getBlockIds();
+  gpu::KernelDim3 threads = clustered.getThreadIds();
+  gpu::KernelDim3 gridSize = clustered.getGridSize();
+  gpu::KernelDim3 blockSize = clustered.getBlockSize();
+  SmallVector<Value> replacements{
+      ids.x,       ids.y,       perCluster(ids.z),
+      threads.x,   threads.y,   threads.z,
+      gridSize.x,  gridSize.y,  perCluster(gridSize.z),
+      blockSize.x, blockSize.y, blockSize.z};
+  // The builder leaves the body without a terminator: the old one moves.
+  rewriter.mergeBlocks(&launch.getBody().front(), &body, replacements);
+  // The body may also read them through gpu.block_id and gpu.grid_dim
+  // (the batch blocks' indices do).
+  Value blockIndexZ = replacements[2], gridSizeZ = replacements[8];
+  SmallVector<Operation *> reads;
+  clustered.getBody().walk([&](Operation *op) {
+    if (auto id = dyn_cast<gpu::BlockIdOp>(op);
+        id && id.getDimension() == gpu::Dimension::z)
+      reads.push_back(op);
+    if (auto dim = dyn_cast<gpu::GridDimOp>(op);
+        dim && dim.getDimension() == gpu::Dimension::z)
+      reads.push_back(op);
+  });
+  for (Operation *op : reads)
+    rewriter.replaceOp(op, isa<gpu::BlockIdOp>(op) ? blockIndexZ : gridSizeZ);
+  rewriter.replaceOp(launch, clustered);
+  return clustered;
 }
 
 DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
@@ -867,6 +1080,14 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
            << "read_misaligned_rows_max_k = " << *givenReadMaxK
            << " must not be negative (0 copies every such operand)";
   int64_t readMaxK = givenReadMaxK.value_or(-1); // -1: the default below.
+  int64_t splits = 1;
+  if (getSplitK()) {
+    FailureOr<int64_t> given = tessel::getSingleIntParam(state, getSplitK());
+    if (failed(given))
+      return emitDefiniteFailure()
+             << "expected each param to hold exactly one integer";
+    splits = *given;
+  }
   auto transformOp = cast<transform::TransformOpInterface>(getOperation());
 
   SmallVector<Operation *> loops;
@@ -884,7 +1105,36 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // not stored.
     bm.m = llvm::alignTo(bm.m, kWgmmaM);
     bm.n = llvm::alignTo(bm.n, kBoxN);
-    if (std::string why = checkConfig(bm, *stages); !why.empty())
+    // Split-K: the K steps are shared out among the `splits` blocks of a
+    // cluster, and each block of it stores 1 / splits of the tile's 8-column
+    // groups.
+    int64_t steps = llvm::divideCeil(bm.k, kTileK);
+    if (splits < 1 || splits > kMaxClusterSize)
+      return fail("split_k = " + Twine(splits) + " must be between 1 and " +
+                  Twine(kMaxClusterSize) +
+                  " (the blocks of one portable cluster)");
+    if ((bm.n / 8) % splits != 0)
+      return fail("split_k = " + Twine(splits) + " must divide the " +
+                  Twine(bm.n / 8) + " 8-column groups of the " + Twine(bm.n) +
+                  "-column block tile");
+    if (splits > steps)
+      return fail("split_k = " + Twine(splits) + " exceeds the " +
+                  Twine(steps) + " K steps of 64");
+    if (splits > 1) {
+      if (bm.launch.hasClusterSize())
+        return fail("split_k needs a gpu.launch without clusters");
+      if (bm.launch.getNumWorkgroupAttributions() +
+              bm.launch.getNumPrivateAttributions() >
+          0)
+        return fail("split_k needs a gpu.launch without memory attributions");
+      std::optional<int64_t> gridZ =
+          getConstantIntValue(bm.launch.getGridSizeZ());
+      if (!gridZ || *gridZ * splits > 65535)
+        return fail("split_k = " + Twine(splits) +
+                    " times the launch's grid z extent (its batch blocks) "
+                    "must be a constant of at most 65535");
+    }
+    if (std::string why = checkConfig(bm, *stages, 1, 0, splits); !why.empty())
       return fail(why);
     if (128 % bm.outType.getIntOrFloatBitWidth() != 0)
       return fail("the output type does not fill 16-byte stores");
@@ -928,7 +1178,6 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // read operands: as many as the registers allow (up to kMaxProducers,
     // one per stage and K step). Each waits for a stage's loads before its
     // next, so they keep that many stages in flight.
-    int64_t steps = llvm::divideCeil(bm.k, kTileK);
     int64_t maxProducers = 1;
     for (int64_t p = 2; p <= std::min({kMaxProducers, *stages, steps}); ++p)
       if (checkConfig(bm, *stages, p).empty())
@@ -949,8 +1198,9 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       readable[i] = type.getStridesAndOffset().second != ShapedType::kDynamic &&
                     operand->batchRank() == 0;
     }
-    bool mayRead[2] = {misaligned[0] && readable[0],
-                       misaligned[1] && readable[1]};
+    // Split-K loads its operands with TMA: misaligned rows are copied.
+    bool mayRead[2] = {misaligned[0] && readable[0] && splits == 1,
+                       misaligned[1] && readable[1] && splits == 1};
     // With more K steps than producers, one producer warpgroup copies the
     // granules asynchronously (cp.async) into staging slots, as many as
     // shared memory holds (2 to kMaxStagingSlots), which keeps that many
@@ -1022,6 +1272,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
         std::nullopt, kWarpgroupThreads, warpgroups, 1);
     if (!diag.succeeded())
       return diag;
+    if (splits > 1)
+      bm.launch = launchInClusters(rewriter, bm.launch, splits);
 
     SmallVector<Value> workspaces = copyToAlignedRows(
         rewriter, bm.launch,
@@ -1037,7 +1289,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);
     WgmmaEmitter emitter(rewriter, bm, *stages, producers, *a, *bOperand,
-                         read[0], read[1], slots);
+                         read[0], read[1], slots, splits);
     loops.push_back(emitter.emit());
     eraseBlockMatmul(rewriter, bm);
   }
@@ -1049,6 +1301,7 @@ void tessel::RewriteBlockMatmulAsWgmmaOp::getEffects(
     SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   transform::consumesHandle(getTargetMutable(), effects);
   transform::onlyReadsHandle(getStagesMutable(), effects);
+  transform::onlyReadsHandle(getSplitKMutable(), effects);
   transform::producesHandle(getOperation()->getOpResults(), effects);
   transform::modifiesPayload(effects);
 }

@@ -643,8 +643,10 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
     LaunchSpec ls;
     ls.binary = launch.getKernelModuleName().str();
     ls.kernel = launch.getKernelName().str();
-    if (launch.hasClusterSize())
-      return launch.emitError() << "cluster launches are not supported yet";
+    if (launch.hasClusterSize() &&
+        failed(readSizes(launch, "cluster",
+                         launch.getClusterSizeOperandValues(), ls.cluster)))
+      return WalkResult::interrupt();
     if (failed(readSizes(launch, "grid", launch.getGridSizeOperandValues(),
                          ls.grid)) ||
         failed(readSizes(launch, "block", launch.getBlockSizeOperandValues(),

@@ -103,6 +103,11 @@ struct Point {
 };
 
 constexpr double kInfeasible = std::numeric_limits<double>::infinity();
+/// Blocks of a cluster at most (wgmma's split-K).
+constexpr int64_t kMaxClusterSize = 8;
+/// Multiply-adds a split-K block's reduction costs per element of its tile
+/// (docs/knob-rule.md).
+constexpr double kSplitReduceCost = 1500;
 /// The most elements of one matrix (M x K, K x N or M x N) the rule
 /// estimates (2^40: no GPU holds more) and the largest knob value it
 /// models: within these, its products (blocks, shared memory) fit in 64
@@ -157,6 +162,10 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip) {
   int64_t tk = p.get("tile_k").value_or(wgmma ? 64 : 16);
   int64_t kSteps = llvm::divideCeil(s.k, tk);
   int64_t stages = p.get("stages").value_or(1);
+  // Split-K (wgmma): the K steps shared out among the blocks of a cluster.
+  int64_t splits = p.get("split_k").value_or(1);
+  if (splits < 1 || splits > kMaxClusterSize || (splits > 1 && !wgmma))
+    return kInfeasible;
 
   // Constraints the schedules check (the dry run is the final judge).
   int64_t threads = 128;
@@ -186,11 +195,15 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip) {
     // The block the rewrite builds: its threads and shared memory, and
     // accumulators that must fit the registers, or the kernel spills.
     int64_t bm = roundUp(em, 64), bn = roundUp(en, 64);
-    tessel::wgmma::Layout layout =
-        tessel::wgmma::computeLayout(bm, bn, s.inBytes, s.outBytes, stages);
+    tessel::wgmma::Layout layout = tessel::wgmma::computeLayout(
+        bm, bn, s.inBytes, s.outBytes, stages, 1, 0, splits);
     threads = layout.threads;
     smem = layout.sharedBytes;
     if (!tessel::wgmma::accumulatorsFit(bn, threads))
+      return kInfeasible;
+    // Each block of a cluster stores bn / 8 / splits of the tile's 8-column
+    // groups and takes at least one K step.
+    if ((bn / 8) % splits != 0 || splits > kSteps)
       return kInfeasible;
   }
   if (threads > 1024 || threads < 1 || smem > chip.sharedMemory)
@@ -200,13 +213,17 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip) {
   // is the time): with the tensor cores or FMA units busy, blocks resident
   // together on an SM share them, so occupancy hides latency but adds no
   // throughput.
-  int64_t perSM = llvm::divideCeil(blocks, chip.smCount);
+  // A cluster's blocks run at once on SMs of one GPC: count whole clusters
+  // of SMs.
+  blocks *= splits;
+  int64_t perSM = llvm::divideCeil(
+      blocks, std::max<int64_t>(splits, chip.smCount / splits * splits));
 
   // One block's work (whole granules of M and N, whole K steps) over the
   // efficiency of its tile: operand traffic per multiply-add falls as
   // 1/tm + 1/tn (per thread tile for SIMT).
-  double work =
-      double(roundUp(em, granule)) * roundUp(en, granule) * double(kSteps * tk);
+  double work = double(roundUp(em, granule)) * roundUp(en, granule) *
+                double(llvm::divideCeil(kSteps, splits) * tk);
   double efficiency = simt ? 1.0 / (1.0 + 2.0 * (1.0 / *thm + 1.0 / *thn) +
                                     8.0 * (1.0 / em + 1.0 / en))
                            : 1.0 / (1.0 + 32.0 * (1.0 / em + 1.0 / en));
@@ -236,6 +253,12 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip) {
     if (consumers == 3)
       efficiency *= 0.85;
     perBlock = 6e6;
+    // Split-K: the f32 partial tile staged and read back through
+    // distributed shared memory, and two cluster barriers; the cost is
+    // fitted to H100 times (bench/results/split-k), where splitting paid
+    // only for thin problems with a long K.
+    if (splits > 1)
+      perBlock += kSplitReduceCost * roundUp(em, 64) * roundUp(en, 64);
   }
   double time = double(perSM) * (work / efficiency + perBlock);
 
@@ -262,6 +285,9 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip) {
   prefer("tile_k", simt ? std::optional<int64_t>(4) : p.defaultOf("tile_k"),
          simt ? 0.1 : 0.02);
   prefer("group_m", blocks > chip.smCount ? 8 : 1, 0.01);
+  // Splitting K pays its reduction and cluster barriers: only where it
+  // clearly wins.
+  prefer("split_k", 1, 0.05);
   prefer("padding", p.defaultOf("padding"), 0.01);
   prefer("stage_output", p.defaultOf("stage_output"), 0.01);
   // Register pressure and occupancy, which the efficiency term leaves out,

@@ -11,6 +11,8 @@ For each shape and dtype, contenders compute C = relu(A @ B) (A MxK, B KxN,
 row-major, output in the input dtype, f32 accumulation):
   tessel         tessel.matmul_relu's kernel: the schedule's knobs tuned for
                  this GPU when a tuning database has them (JSON says which)
+  tessel-rule    the same without tuning databases: the knobs the rule picks
+                 for the shape (docs/knob-rule.md); not raced by default
   cublas+relu    torch.relu(a @ b): cuBLAS, then an elementwise kernel
   cublaslt       cuBLASLt's matmul with its fused ReLU epilogue
                  (torch._addmm_activation(zero_bias, a, b)), the strongest
@@ -40,8 +42,10 @@ from . import install
 from .workload import anchor_shapes
 
 CONTENDERS = ["tessel", "cublas+relu", "cublaslt", "triton", "torch.compile"]
+# Raced when asked for (--contenders), in this order.
+KNOWN = ["tessel", "tessel-rule"] + CONTENDERS[1:]
 TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-5}
-COLORS = {"tessel": "#d62728", "cublas+relu": "#1f77b4", "cublaslt": "#17becf",
+COLORS = {"tessel": "#d62728", "tessel-rule": "#ff9896", "cublas+relu": "#1f77b4", "cublaslt": "#17becf",
           "triton": "#2ca02c",
           "torch.compile": "#9467bd"}
 
@@ -120,9 +124,10 @@ def contender_fns(name, a, b, dtype, torch, triton_run):
     """(setup description, fn) for one contender on a and b (of `dtype`:
     "f16", ...); fn returns C."""
     m, n = a.shape[0], b.shape[1]
-    if name == "tessel":
+    if name in ("tessel", "tessel-rule"):
         from .ops import get_kernel
-        kernel = get_kernel(m, n, a.shape[1], dtype, a.device.index or 0)
+        kernel = get_kernel(m, n, a.shape[1], dtype, a.device.index or 0,
+                            databases=[] if name == "tessel-rule" else None)
         out = torch.empty(m, n, dtype=a.dtype, device=a.device)
         home = install.home()
         source = kernel.compiled.source
@@ -214,7 +219,7 @@ def score(row):
     """Adds best_other and Tessel's ratio to it (None when missing)."""
     res = row["results"]
     others = {n: r["tflops"] for n, r in res.items()
-              if n != "tessel" and "tflops" in r}
+              if not n.startswith("tessel") and "tflops" in r}
     row["best_other"] = max(others, key=others.get) if others else None
     t = res.get("tessel", {}).get("tflops")
     row["ratio"] = t / others[row["best_other"]] if t and others else None
@@ -225,7 +230,7 @@ def score(row):
 # --------------------------------------------------------------------------
 
 def table(report):
-    names = [c for c in CONTENDERS if any(c in r["results"] for r in report["rows"])]
+    names = [c for c in KNOWN if any(c in r["results"] for r in report["rows"])]
     lines = ["| dtype | M | N | K | " + " | ".join(names) +
              " | Tessel / best other | Tessel's knobs |",
              "|---" * (len(names) + 6) + "|"]
@@ -255,7 +260,7 @@ def plot(report, path):
 
     dtypes = [d for d in ("f16", "bf16", "f32")
               if any(r["dtype"] == d for r in report["rows"])]
-    names = [c for c in CONTENDERS if any(c in r["results"] for r in report["rows"])]
+    names = [c for c in KNOWN if any(c in r["results"] for r in report["rows"])]
     widths = [sum(r["dtype"] == d for r in report["rows"]) for d in dtypes]
     fig, axes = plt.subplots(
         2, len(dtypes), figsize=(2.5 + 1.2 * sum(widths), 7.5),
@@ -382,8 +387,8 @@ def main(argv=None, prog=None):
             p.error(f"unknown dtype '{d}' (f16, bf16, f32)")
     contenders = [c.strip() for c in args.contenders.split(",")]
     for c in contenders:
-        if c not in CONTENDERS:
-            p.error(f"unknown contender '{c}' ({', '.join(CONTENDERS)})")
+        if c not in KNOWN:
+            p.error(f"unknown contender '{c}' ({', '.join(KNOWN)})")
     try:
         import torch
         import triton

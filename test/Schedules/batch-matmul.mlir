@@ -1,11 +1,11 @@
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=2,group_m=8" \
+// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=2,group_m=8,split_k=1" \
 // RUN:   | FileCheck %s --check-prefix=WGMMA
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir knobs=tile_m=128,tile_n=128,tile_k=32,warp_m=64,warp_n=64,stages=2,padding=8,group_m=8,stage_output=0" \
 // RUN:   | FileCheck %s --check-prefix=MMA
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir knobs=tile_m=64,tile_n=128,tile_k=8,thread_m=4,thread_n=8" \
 // RUN:   | FileCheck %s --check-prefix=SIMT
 // RUN: tessel-opt %S/../Runtime/Inputs/batch_linear_residual_gelu_tanh_2x3x77x100x131_bf16_nk.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1" \
 // RUN:   | FileCheck %s --check-prefix=WHOLE-WGMMA
 // RUN: tessel-opt %S/../Runtime/Inputs/batch_linear_residual_gelu_tanh_2x3x77x100x131_bf16_nk.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir knobs=tile_m=128,tile_n=128,tile_k=32,warp_m=64,warp_n=64,stages=3,padding=8,group_m=8,stage_output=0" \

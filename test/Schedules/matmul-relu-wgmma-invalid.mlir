@@ -3,21 +3,21 @@
 // schedule file, so stderr is matched with FileCheck.
 
 // RUN: not tessel-opt %s --split-input-file \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_n=256" 2>&1 \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_n=256,split_k=1" 2>&1 \
 // RUN:   | FileCheck %s
 // RUN: not tessel-opt %s --split-input-file \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=256,tile_n=256,stages=6" 2>&1 \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=256,tile_n=256,stages=6,split_k=1" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SMEM
 // RUN: not tessel-opt %s --split-input-file \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=192,tile_n=256,stages=3" 2>&1 \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=192,tile_n=256,stages=3,split_k=1" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REGS
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: sed 's/^        stages %%stages$/        stages %%stages {copy_16b_rows_from = -1 : i64}/' \
+// RUN: sed 's/^        stages %%stages split_k %%split_k$/        stages %%stages split_k %%split_k {copy_16b_rows_from = -1 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/negative.mlir
 // RUN: not tessel-opt %s --split-input-file \
 // RUN:   --tessel-apply-schedule="schedule=%t/negative.mlir" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NEGATIVE
-// RUN: sed 's/^        stages %%stages$/        stages %%stages {read_misaligned_rows_max_k = -64 : i64}/' \
+// RUN: sed 's/^        stages %%stages split_k %%split_k$/        stages %%stages split_k %%split_k {read_misaligned_rows_max_k = -64 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/negative-read.mlir
 // RUN: not tessel-opt %s --split-input-file \
 // RUN:   --tessel-apply-schedule="schedule=%t/negative-read.mlir" 2>&1 \

@@ -1,57 +1,57 @@
 // Partial tiles and misaligned rows in the wgmma schedule.
 //
 // RUN: rm -rf %t && mkdir -p %t && split-file %s %t
-// RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
+// RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1" \
 // RUN:   | FileCheck %s
-// RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
+// RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/partial -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/partial/matmul_relu_kernel.ptx
-// RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=192,tile_n=192,stages=4,group_m=8" \
+// RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=192,tile_n=192,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/t192 -o /dev/null
 // RUN: FileCheck %s --check-prefix=T192 --input-file=%t/t192/matmul_relu_kernel.ptx
-// RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
+// RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/unaligned -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t/unaligned/matmul_relu.launch.json
 // RUN: FileCheck %s --check-prefix=WAIT --input-file=%t/unaligned/matmul_relu_kernel_0.ptx
 // RUN: not grep griddepcontrol %t/unaligned/matmul_relu_kernel.ptx
-// RUN: sed 's/^        stages %%stages$/        stages %%stages {copy_16b_rows_from = 4096 : i64}/' \
+// RUN: sed 's/^        stages %%stages split_k %%split_k$/        stages %%stages split_k %%split_k {copy_16b_rows_from = 4096 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/copy-from-4096.mlir
-// RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%t/copy-from-4096.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8" \
+// RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%t/copy-from-4096.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/copy-from-4096 -o /dev/null
 // RUN: FileCheck %s --check-prefix=FROM4096 --input-file=%t/copy-from-4096/matmul_relu.launch.json
-// RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
+// RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a pointer-alignment=2" --tessel-export-kernels=dir=%t/small-k -o /dev/null
 // RUN: FileCheck %s --check-prefix=READ --input-file=%t/small-k/matmul_relu.launch.json
 // RUN: FileCheck %s --check-prefix=READ-PTX --implicit-check-not=ld.global.b16 --input-file=%t/small-k/matmul_relu_kernel.ptx
 // RUN: sed 's/77x19/77x127/g; s/19x33/127x33/g' %t/small-k.mlir > %t/two-steps.mlir
-// RUN: tessel-opt %t/two-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
+// RUN: tessel-opt %t/two-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/two-steps -o /dev/null
 // RUN: FileCheck %s --check-prefix=TWO-STEPS --input-file=%t/two-steps/matmul_relu.launch.json
 // RUN: sed 's/77x19/77x250/g; s/19x33/250x33/g' %t/small-k.mlir > %t/four-steps.mlir
-// RUN: tessel-opt %t/four-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1" \
+// RUN: tessel-opt %t/four-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/four-steps -o /dev/null
 // RUN: FileCheck %s --check-prefix=FOUR-STEPS --input-file=%t/four-steps/matmul_relu.launch.json
 // RUN: sed 's/77x19/77x257/g; s/19x33/257x33/g' %t/small-k.mlir > %t/five-steps.mlir
-// RUN: tessel-opt %t/five-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1" \
+// RUN: tessel-opt %t/five-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/five-steps -o /dev/null
 // RUN: FileCheck %s --check-prefix=SMALL-GRID --input-file=%t/five-steps/matmul_relu.launch.json
 // RUN: FileCheck %s --check-prefix=SMALL-GRID-PTX --implicit-check-not=cp.async.bulk.tensor --input-file=%t/five-steps/matmul_relu_kernel.ptx
 // RUN: sed 's/77x19/77x129/g; s/19x33/129x33/g' %t/small-k.mlir > %t/three-steps.mlir
-// RUN: tessel-opt %t/three-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
+// RUN: tessel-opt %t/three-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/three-steps -o /dev/null
 // RUN: FileCheck %s --check-prefix=SMALL-GRID --input-file=%t/three-steps/matmul_relu.launch.json
 // RUN: sed 's/77x19/77x1025/g; s/19x33/1025x33/g' %t/small-k.mlir > %t/long-k.mlir
-// RUN: tessel-opt %t/long-k.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1" \
+// RUN: tessel-opt %t/long-k.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/long-k -o /dev/null
 // RUN: FileCheck %s --check-prefix=COPIED --input-file=%t/long-k/matmul_relu.launch.json
 // RUN: sed 's/77x19/7332x1621/g; s/19x33/1621x16/g; s/77x33/7332x16/g' %t/small-k.mlir > %t/staged.mlir
-// RUN: tessel-opt %t/staged.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1" \
+// RUN: tessel-opt %t/staged.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/staged -o /dev/null
 // RUN: FileCheck %s --check-prefix=STAGED --input-file=%t/staged/matmul_relu.launch.json
 // RUN: FileCheck %s --check-prefix=STAGED-PTX --input-file=%t/staged/matmul_relu_kernel.ptx
-// RUN: sed 's/^        stages %%stages$/        stages %%stages {read_misaligned_rows_max_k = 0 : i64}/' \
+// RUN: sed 's/^        stages %%stages split_k %%split_k$/        stages %%stages split_k %%split_k {read_misaligned_rows_max_k = 0 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/never-read.mlir
-// RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%t/never-read.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1" \
+// RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%t/never-read.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/never-read -o /dev/null
 // RUN: FileCheck %s --check-prefix=NEVER --input-file=%t/never-read/matmul_relu.launch.json
 

@@ -163,9 +163,10 @@ module attributes {gpu.container_module} {
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
   func.func @cluster(%a: memref<4xf32>) {
+    %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
-    // expected-error@below {{cluster launches are not supported yet}}
-    gpu.launch_func @kernels::@k clusters in (%c1, %c1, %c1) blocks in (%c1, %c1, %c1)
+    // expected-error@below {{cluster size z is not a positive constant; Tessel launches need static launch sizes}}
+    gpu.launch_func @kernels::@k clusters in (%c1, %c1, %c0) blocks in (%c1, %c1, %c1)
         threads in (%c1, %c1, %c1) args(%a : memref<4xf32>)
     return
   }

@@ -68,6 +68,10 @@ struct LaunchSpec {
   std::string image;  // File holding the binary's PTX (or cubin).
   std::array<int64_t, 3> grid = {1, 1, 1};
   std::array<int64_t, 3> block = {1, 1, 1};
+  /// Blocks per thread-block cluster (split-K); the kernel is compiled for
+  /// it (.reqnctapercluster), so it is informational and checked against
+  /// the grid.
+  std::array<int64_t, 3> cluster = {1, 1, 1};
   int64_t dynamicSharedMemory = 0;
   int64_t pointerAlignment = 1; // Alignment the kernel assumes for buffers.
   /// The kernel waits for the grid launched before it (griddepcontrol.wait)

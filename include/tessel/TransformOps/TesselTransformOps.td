@@ -357,17 +357,39 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
       memory in rows padded by 8 elements against bank conflicts, and copy
       it out in coalesced 16-byte chunks: the matmul result never reaches
       global memory before the epilogue.
+    - With `split_k` = S > 1 (an optional param, default 1; S in [1, 8],
+      dividing `BN / 8`, at most the number of K steps), the launch runs
+      in thread-block clusters of `1 x 1 x S` blocks along grid z (its z
+      extent, the batch blocks, times S; the body sees its former block
+      index along z as `z / S`), and the block of rank `r` in its cluster
+      (`gpu.cluster_block_id z`) takes K steps `[r * steps / S, (r + 1) *
+      steps / S)`. After its loop each block stages its f32 partial tile
+      in its own shared memory in wgmma's fragment order (16-byte stores);
+      after a cluster barrier (`nvvm.cluster.arrive` / `wait`, which the
+      producer warpgroup joins) it sums columns `[r * BN / S, (r + 1) * BN
+      / S)` of the tile over the cluster's partials, read through
+      distributed shared memory (`nvvm.mapa`, `ld.shared::cluster`) in the
+      order of the blocks, so the sum does not depend on timing; applies
+      the epilogue once; and after a second cluster barrier (every partial
+      read) stages and stores those columns as above. Operands whose rows
+      TMA cannot read are copied, never read by the producers. The kernel
+      is compiled for its cluster shape (`tessel-require-cluster-dims`).
 
     The consumers' K loop is returned and marked with the unit attribute
     `tessel.wgmma_main_loop`. The launch gets `128 * (BM / 64 + 1)` threads
     along x and `max(ring, staged tile) + 1024` bytes of workgroup memory
     (one `memref.alloc`, which `tessel-pack-workgroup-memory` places in
-    dynamic shared memory). The result only runs on sm_90a.
+    dynamic shared memory; with split-K, at least the `BM x BN x 4`-byte
+    partial tile). The result only runs on sm_90a.
 
     ```mlir
     %loop = transform.tessel.rewrite_block_matmul_as_wgmma %matmul
         stages %stages
         : (!transform.any_op, !transform.param<i64>) -> !transform.any_op
+    %loop = transform.tessel.rewrite_block_matmul_as_wgmma %matmul
+        stages %stages split_k %split_k
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
+        -> !transform.any_op
     ```
 
     #### Return modes
@@ -385,20 +407,25 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     256 (or `BN` needs more than 128 accumulator registers per thread, or
     the accumulators and 24 other registers exceed the register file's
     share for the block's threads);
-    `stages < 2`; the ring or the staged tile exceeds the
-    227 KiB of shared memory of an sm_90 block; the output type does not
-    fill 16-byte stores. Fails definitely when `stages` does not hold
-    exactly one integer, or when `copy_16b_rows_from` or
+    `stages < 2`; the ring, the staged tile or the partial tile exceeds
+    the 227 KiB of shared memory of an sm_90 block; the output type does
+    not fill 16-byte stores; `split_k` is outside [1, 8], does not divide
+    `BN / 8` or exceeds the K steps, or (above 1) the launch already has
+    clusters, memory attributions, or a grid z extent that times
+    `split_k` exceeds 65535. Fails definitely when `stages` or `split_k`
+    does not hold exactly one integer, or when `copy_16b_rows_from` or
     `read_misaligned_rows_max_k` is negative.
   }];
 
   let arguments = (ins TransformHandleTypeInterface:$target,
                        TransformParamTypeInterface:$stages,
+                       Optional<TransformParamTypeInterface>:$split_k,
                        OptionalAttr<I64Attr>:$copy_16b_rows_from,
                        OptionalAttr<I64Attr>:$read_misaligned_rows_max_k);
   let results = (outs TransformHandleTypeInterface:$loop);
   let assemblyFormat = [{
-    $target `stages` $stages attr-dict `:` functional-type(operands, results)
+    $target `stages` $stages (`split_k` $split_k^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let cppNamespace = "::tessel";
 }

@@ -40,6 +40,9 @@ inline constexpr int64_t kOtherRegs = 24;
 struct Layout {
   int64_t consumers = 0, producers = 1, threads = 0;
   int64_t aStageBytes = 0, bStageBytes = 0, ringBytes = 0, stagedBytes = 0;
+  /// Split-K: the block's f32 partial tile, which the other blocks of its
+  /// cluster read (0 without split-K).
+  int64_t partialBytes = 0;
   /// The producer's staging of misaligned rows' granules, after the ring.
   int64_t stagingBytes = 0;
   int64_t sharedBytes = 0;
@@ -48,10 +51,12 @@ struct Layout {
 /// The layout of a `bm` x `bn` block (multiples of 64) with inputs of
 /// `inBytes` bytes and an output of `outBytes`, `stages` ring buffers,
 /// `producers` producer warpgroups and `stagingBytes` of staging after the
-/// ring (the epilogue's staged output tile reuses both).
+/// ring (the epilogue's staged output tile reuses both), K split over
+/// `splits` blocks of a cluster (their f32 partial tiles reuse them too).
 inline Layout computeLayout(int64_t bm, int64_t bn, int64_t inBytes,
                             int64_t outBytes, int64_t stages,
-                            int64_t producers = 1, int64_t stagingBytes = 0) {
+                            int64_t producers = 1, int64_t stagingBytes = 0,
+                            int64_t splits = 1) {
   Layout l;
   l.consumers = bm / kWgmmaM;
   l.producers = producers;
@@ -61,8 +66,10 @@ inline Layout computeLayout(int64_t bm, int64_t bn, int64_t inBytes,
   l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
   l.stagedBytes = bm * (bn + kStagePad) * outBytes;
   l.stagingBytes = stagingBytes;
+  l.partialBytes = splits > 1 ? bm * bn * 4 : 0;
   l.sharedBytes =
-      std::max(l.ringBytes + stagingBytes, l.stagedBytes) + kSwizzleAlign;
+      std::max({l.ringBytes + stagingBytes, l.stagedBytes, l.partialBytes}) +
+      kSwizzleAlign;
   return l;
 }
 

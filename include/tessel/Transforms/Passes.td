@@ -412,6 +412,23 @@ def TesselOverlapLaunches : Pass<"tessel-overlap-launches", "::mlir::func::FuncO
   ];
 }
 
+def TesselRequireClusterDims : Pass<"tessel-require-cluster-dims", "::mlir::ModuleOp"> {
+  let summary = "Compile each kernel launched in thread-block clusters for its cluster shape";
+  let description = [{
+    A `gpu.launch_func` with constant `clusters in (x, y, z)` (what
+    `gpu-kernel-outlining` makes of a `gpu.launch clusters(...)`) gives its
+    kernel the attribute `nvvm.cluster_dim = array<i32: x, y, z>`, which
+    the NVPTX backend emits as `.explicitcluster` and `.reqnctapercluster
+    x, y, z`. The kernel then runs in clusters of that shape however it is
+    launched (`cuLaunchKernel` included), as a CUDA kernel declared with
+    `__cluster_dims__` does: its cluster barriers and distributed shared
+    memory accesses cannot meet a launch without clusters. Kernels
+    launched with different cluster shapes, or with cluster sizes that are
+    not constants, are an error at the launch.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def TesselSerializeToPtx : Pass<"tessel-serialize-to-ptx", "::mlir::ModuleOp"> {
   let summary = "Serialize GPU modules to PTX; LLVM's fatal errors become diagnostics";
   let description = [{
