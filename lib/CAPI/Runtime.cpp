@@ -153,7 +153,16 @@ int tesselFunctionLoad(TesselDevice *device, const TesselFunctionSpec *spec,
   return succeed();
 }
 
-void tesselFunctionDestroy(TesselFunction *function) { delete function; }
+void tesselFunctionDestroy(TesselFunction *function) {
+  if (!function)
+    return;
+  // The kernel images are unloaded in the device's context.
+  llvm::Expected<cuda::Driver::CurrentContext> current =
+      function->device->driver->makeCurrent();
+  if (!current)
+    llvm::consumeError(current.takeError());
+  delete function;
+}
 
 int tesselFunctionLaunch(const TesselFunction *function,
                          const uint64_t *buffers, int numBuffers,

@@ -79,6 +79,7 @@ struct Driver::Api {
   int (*cuCtxSynchronize)();
   int (*cuModuleLoadDataEx)(Module *, const void *, unsigned, int *, void **);
   int (*cuModuleGetFunction)(Function *, Module, const char *);
+  int (*cuModuleUnload)(Module);
   int (*cuFuncSetAttribute)(Function, int, int);
   int (*cuMemAlloc)(DevicePtr *, size_t);
   int (*cuMemFree)(DevicePtr);
@@ -164,6 +165,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
       resolve(api.cuCtxSynchronize, {"cuCtxSynchronize"}) &&
       resolve(api.cuModuleLoadDataEx, {"cuModuleLoadDataEx"}) &&
       resolve(api.cuModuleGetFunction, {"cuModuleGetFunction"}) &&
+      resolve(api.cuModuleUnload, {"cuModuleUnload"}) &&
       resolve(api.cuFuncSetAttribute, {"cuFuncSetAttribute"}) &&
       resolve(api.cuMemAlloc, {"cuMemAlloc_v2"}) &&
       resolve(api.cuMemFree, {"cuMemFree_v2"}) &&
@@ -198,6 +200,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
     return std::move(e);
   if (count == 0)
     return fail("no CUDA device found");
+  driver->count = count;
   if (ordinal < 0 || ordinal >= count)
     return fail(
         llvm::formatv("device {0} requested, {1} present", ordinal, count)
@@ -283,6 +286,11 @@ llvm::Expected<Module> Driver::loadModule(llvm::StringRef image) {
                                        "\nJIT log:\n" + jitLog);
   }
   return module;
+}
+
+void Driver::unloadModule(Module module) {
+  if (module)
+    api->cuModuleUnload(module);
 }
 
 llvm::Expected<Function> Driver::getFunction(Module module,

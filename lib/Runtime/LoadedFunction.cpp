@@ -159,6 +159,7 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
         return fail("loading '" + path +
                     "': " + llvm::toString(image.takeError()));
       module = *image;
+      loaded.modules.push_back(module);
     }
     llvm::Expected<cuda::Function> function =
         driver.getFunction(module, launch.kernel);
@@ -201,6 +202,17 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
     loaded.kernels.push_back(std::move(kernel));
   }
   return loaded;
+}
+
+LoadedFunction::LoadedFunction(LoadedFunction &&other)
+    : driver(other.driver), functionSpec(std::move(other.functionSpec)),
+      kernels(std::move(other.kernels)), modules(std::move(other.modules)) {
+  other.modules.clear();
+}
+
+LoadedFunction::~LoadedFunction() {
+  for (cuda::Module module : modules)
+    driver->unloadModule(module);
 }
 
 llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,

@@ -2,6 +2,7 @@
 
 #include "tessel/Runtime/Reference.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Parallel.h"
@@ -332,6 +333,7 @@ llvm::Error tessel::gpuContraction(cuda::Driver &driver, const WorkloadSpec &w,
       driver.loadModule(referencePtx(lhsType, rhsType));
   if (!module)
     return module.takeError();
+  llvm::scope_exit unload([&] { driver.unloadModule(*module); });
   llvm::Expected<cuda::Function> function =
       driver.getFunction(*module, "tessel_reference_contraction");
   if (!function)

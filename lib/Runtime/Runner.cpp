@@ -14,8 +14,8 @@
 #include <cstring>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
-#include <random>
 
 using namespace tessel;
 
@@ -27,25 +27,6 @@ double tessel::defaultTolerance(llvm::StringRef elementType) {
   return elementType == "f32" ? 1e-5 : elementType == "f64" ? 1e-12 : 1e-2;
 }
 
-namespace {
-/// Device buffers freed on scope exit.
-struct Buffers {
-  cuda::Driver &driver;
-  std::vector<cuda::DevicePtr> ptrs;
-  ~Buffers() {
-    for (cuda::DevicePtr p : ptrs)
-      driver.free(p);
-  }
-  llvm::Expected<cuda::DevicePtr> allocate(size_t bytes) {
-    llvm::Expected<cuda::DevicePtr> p = driver.allocate(bytes);
-    if (p)
-      ptrs.push_back(*p);
-    return p;
-  }
-};
-} // namespace
-
-/// NaN bit pattern repeated over 32 bits for a storage type.
 std::string tessel::checkMeasurementBudgets(double warmupMs, double repeatMs,
                                             llvm::StringRef optionPrefix) {
   constexpr double kMaxBudgetMs = 60000;
@@ -63,6 +44,7 @@ std::string tessel::checkMeasurementBudgets(double warmupMs, double repeatMs,
   return "";
 }
 
+/// NaN bit pattern repeated over 32 bits for a storage type.
 static uint32_t nanPattern(llvm::StringRef type) {
   if (type == "f32")
     return 0x7fc00000u;
@@ -73,26 +55,153 @@ static uint32_t nanPattern(llvm::StringRef type) {
   return 0xffffffffu;
 }
 
-llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
-                                                  const HostFunctionSpec &spec,
-                                                  llvm::StringRef dir,
-                                                  const RunOptions &options) {
-  RunResult result;
-  result.function = spec.name;
-  result.device = driver.device().name;
-  result.chip = driver.device().chip();
+std::string tessel::randomFillPtx(llvm::StringRef elementType) {
+  // Stores the f32 value %f1 at element %rd4 of %rd1 in the storage type.
+  std::string store;
+  if (elementType == "f32")
+    store = "  shl.b64 %rd11, %rd4, 2;\n"
+            "  add.u64 %rd11, %rd1, %rd11;\n"
+            "  st.global.f32 [%rd11], %f1;\n";
+  else if (elementType == "f64")
+    store = "  shl.b64 %rd11, %rd4, 3;\n"
+            "  add.u64 %rd11, %rd1, %rd11;\n"
+            "  cvt.f64.f32 %fd1, %f1;\n"
+            "  st.global.f64 [%rd11], %fd1;\n";
+  else if (elementType == "f16")
+    store = "  shl.b64 %rd11, %rd4, 1;\n"
+            "  add.u64 %rd11, %rd1, %rd11;\n"
+            "  cvt.rn.f16.f32 %h1, %f1;\n"
+            "  st.global.b16 [%rd11], %h1;\n";
+  else // bf16: round to nearest even by hand (cvt.rn.bf16 needs sm_80).
+    store = "  shl.b64 %rd11, %rd4, 1;\n"
+            "  add.u64 %rd11, %rd1, %rd11;\n"
+            "  mov.b32 %r5, %f1;\n"
+            "  shr.u32 %r6, %r5, 16;\n"
+            "  and.b32 %r6, %r6, 1;\n"
+            "  add.u32 %r6, %r6, 32767;\n"
+            "  add.u32 %r5, %r5, %r6;\n"
+            "  shr.u32 %r5, %r5, 16;\n"
+            "  cvt.u16.u32 %h1, %r5;\n"
+            "  st.global.b16 [%rd11], %h1;\n";
+  // x = (sum of the four 16-bit fields + 2) / 65536 - 2, times sqrt(3):
+  // the sum of four uniform variables on (0, 1), centered, of variance 1.
+  float scale = float(std::sqrt(3.0) / 65536.0);
+  float offset = float((2.0 / 65536.0 - 2.0) * std::sqrt(3.0));
+  uint32_t scaleBits, offsetBits;
+  std::memcpy(&scaleBits, &scale, 4);
+  std::memcpy(&offsetBits, &offset, 4);
+  return llvm::formatv(R"(.version 7.0
+.target sm_70
+.address_size 64
 
-  llvm::Expected<LoadedFunction> function =
-      LoadedFunction::load(driver, spec, dir);
-  if (!function)
-    return function.takeError();
+// out[i] for i < n: a seeded random value of mean 0 and variance 1 (the
+// sum of the four 16-bit fields of splitmix64(key + (i + 1) * golden),
+// centered and scaled), in a grid-stride loop.
+.visible .entry tessel_fill_random(
+  .param .u64 pout, .param .u64 pn, .param .u64 pkey)
+{{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<16>;
+  .reg .f32 %f<2>;
+  .reg .f64 %fd<2>;
+  .reg .b16 %h<2>;
 
-  // Buffers: inputs random normal (seeded), outputs NaN.
-  Buffers buffers{driver, {}};
-  std::vector<cuda::DevicePtr> args;
-  std::vector<std::vector<uint8_t>> hostInputs(spec.arguments.size());
-  std::mt19937_64 rng(options.seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
+  ld.param.u64 %rd1, [pout];
+  ld.param.u64 %rd2, [pn];
+  ld.param.u64 %rd3, [pkey];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd4, %r1, %r2;
+  cvt.u64.u32 %rd5, %r3;
+  add.u64 %rd4, %rd4, %rd5;
+  mov.u32 %r4, %nctaid.x;
+  mul.wide.u32 %rd6, %r4, %r2;
+LOOP:
+  setp.ge.u64 %p1, %rd4, %rd2;
+  @%p1 bra DONE;
+  add.u64 %rd7, %rd4, 1;
+  mad.lo.u64 %rd7, %rd7, -7046029254386353131, %rd3;
+  shr.u64 %rd8, %rd7, 30;
+  xor.b64 %rd7, %rd7, %rd8;
+  mul.lo.u64 %rd7, %rd7, -4658895280553007687;
+  shr.u64 %rd8, %rd7, 27;
+  xor.b64 %rd7, %rd7, %rd8;
+  mul.lo.u64 %rd7, %rd7, -7723592293110705685;
+  shr.u64 %rd8, %rd7, 31;
+  xor.b64 %rd7, %rd7, %rd8;
+  and.b64 %rd9, %rd7, 65535;
+  shr.u64 %rd10, %rd7, 16;
+  and.b64 %rd10, %rd10, 65535;
+  add.u64 %rd9, %rd9, %rd10;
+  shr.u64 %rd10, %rd7, 32;
+  and.b64 %rd10, %rd10, 65535;
+  add.u64 %rd9, %rd9, %rd10;
+  shr.u64 %rd10, %rd7, 48;
+  add.u64 %rd9, %rd9, %rd10;
+  cvt.rn.f32.u64 %f1, %rd9;
+  fma.rn.f32 %f1, %f1, 0f{0:X-8}, 0f{1:X-8};
+{2}  add.u64 %rd4, %rd4, %rd6;
+  bra LOOP;
+DONE:
+  ret;
+}
+)",
+                       scaleBits, offsetBits, store)
+      .str();
+}
+
+/// The fill kernel's key for argument `index` under `seed` (splitmix64 of
+/// both, so that arguments and seeds draw unrelated values).
+static uint64_t fillKey(uint64_t seed, unsigned index) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + index + 1;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::string tessel::argumentSignature(const HostFunctionSpec &spec,
+                                      const RunOptions &options) {
+  llvm::json::Object o;
+  llvm::json::Value whole = toJSON(spec);
+  if (llvm::json::Object *all = whole.getAsObject())
+    for (llvm::StringRef field : {"arguments", "results", "workload"})
+      if (llvm::json::Value *v = all->get(field))
+        o[field] = *v;
+  o["seed"] = int64_t(options.seed);
+  o["reference"] = options.reference;
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(o));
+  return text;
+}
+
+bool PreparedArguments::serves(const HostFunctionSpec &spec,
+                               const RunOptions &options) const {
+  return signature == argumentSignature(spec, options);
+}
+
+PreparedArguments::~PreparedArguments() {
+  for (cuda::DevicePtr p : buffers)
+    driver.free(p);
+  if (flush)
+    driver.free(flush);
+}
+
+llvm::Expected<std::unique_ptr<PreparedArguments>>
+PreparedArguments::prepare(cuda::Driver &driver, const HostFunctionSpec &spec,
+                           const RunOptions &options) {
+  std::unique_ptr<PreparedArguments> prepared(new PreparedArguments(driver));
+  prepared->signature = argumentSignature(spec, options);
+
+  // Inputs: seeded random values of mean 0 and variance 1, generated on
+  // the GPU (a host generator took seconds for large matrices).
+  llvm::StringMap<std::pair<cuda::Module, cuda::Function>> fills;
+  llvm::scope_exit unloadFills([&] {
+    for (auto &entry : fills)
+      driver.unloadModule(entry.second.first);
+  });
   for (auto [i, buffer] : llvm::enumerate(spec.arguments)) {
     size_t bytes = buffer.numElements() * buffer.elementBytes();
     // Outputs are poisoned 4 bytes at a time: an odd number of 16-bit
@@ -101,26 +210,151 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
     // read the granule around a valid element (the wgmma producer's loads
     // of misaligned rows), and compute-sanitizer checks the size asked for.
     size_t allocated = llvm::alignTo(bytes, 16);
-    llvm::Expected<cuda::DevicePtr> ptr = buffers.allocate(allocated);
+    llvm::Expected<cuda::DevicePtr> ptr = driver.allocate(allocated);
     if (!ptr)
       return ptr.takeError();
-    args.push_back(*ptr);
-    if (llvm::is_contained(spec.results, i)) {
-      if (llvm::Error e = driver.fill32(*ptr, nanPattern(buffer.elementType),
-                                        allocated / 4))
-        return std::move(e);
+    prepared->buffers.push_back(*ptr);
+    prepared->allocatedBytes.push_back(allocated);
+    if (llvm::is_contained(spec.results, i))
       continue;
-    }
     if (!llvm::is_contained({"f32", "f16", "bf16", "f64"}, buffer.elementType))
       return fail("input argument #" + llvm::Twine(i) + " has element type '" +
                   buffer.elementType + "': only float inputs are generated");
-    std::vector<uint8_t> &host = hostInputs[i];
-    host.resize(bytes);
-    for (int64_t e = 0, n = buffer.numElements(); e < n; ++e)
-      storeElement(host, buffer.elementType, e, normal(rng));
-    if (llvm::Error e = driver.copyToDevice(*ptr, host.data(), bytes))
+    auto &fill = fills[buffer.elementType];
+    if (!fill.first) {
+      llvm::Expected<cuda::Module> module =
+          driver.loadModule(randomFillPtx(buffer.elementType));
+      if (!module)
+        return module.takeError();
+      fill.first = *module;
+      llvm::Expected<cuda::Function> function =
+          driver.getFunction(*module, "tessel_fill_random");
+      if (!function)
+        return function.takeError();
+      fill.second = *function;
+    }
+    uint64_t out = *ptr, n = buffer.numElements();
+    uint64_t key = fillKey(options.seed, i);
+    std::vector<void *> params = {&out, &n, &key};
+    int64_t block[3] = {256, 1, 1};
+    int64_t grid[3] = {
+        std::clamp<int64_t>(llvm::divideCeil(int64_t(n), 256), 1, 4096), 1, 1};
+    if (llvm::Error e = driver.launch(fill.second, grid, block, 0, params))
       return std::move(e);
   }
+  if (llvm::Error e = driver.synchronize())
+    return std::move(e);
+
+  if (spec.workload && options.reference != "none") {
+    const WorkloadSpec &w = *spec.workload;
+    const BufferSpec &out = spec.arguments[w.out];
+    llvm::StringRef lhsType = spec.arguments[w.lhs].elementType;
+    llvm::StringRef rhsType = spec.arguments[w.rhs].elementType;
+    bool cpu = options.reference == "cpu" ||
+               (options.reference == "auto" && w.flops() <= 2.0 * (1 << 27));
+    // Host copies of what the host reads: A and B for the CPU reference,
+    // the epilogue's operands.
+    std::vector<std::vector<uint8_t>> host(spec.arguments.size());
+    auto copyBack = [&](unsigned index) -> llvm::Error {
+      if (!host[index].empty())
+        return llvm::Error::success();
+      const BufferSpec &b = spec.arguments[index];
+      host[index].resize(b.numElements() * b.elementBytes());
+      return driver.copyToHost(host[index].data(), prepared->buffers[index],
+                               host[index].size());
+    };
+    for (const EpilogueOperandSpec &operand : w.operands)
+      if (llvm::Error e = copyBack(operand.argument))
+        return std::move(e);
+    std::vector<double> reference;
+    if (cpu) {
+      if (llvm::Error e = copyBack(w.lhs))
+        return std::move(e);
+      if (llvm::Error e = copyBack(w.rhs))
+        return std::move(e);
+      reference = cpuContraction(w, host[w.lhs], lhsType, host[w.rhs], rhsType);
+      prepared->referenceKind = "cpu-f64";
+    } else {
+      llvm::Expected<cuda::DevicePtr> refPtr =
+          driver.allocate(out.numElements() * sizeof(double));
+      if (!refPtr)
+        return refPtr.takeError();
+      llvm::scope_exit freeRef([&] { driver.free(*refPtr); });
+      if (llvm::Error e = gpuContraction(driver, w, lhsType, rhsType,
+                                         prepared->buffers[w.lhs],
+                                         prepared->buffers[w.rhs], *refPtr))
+        return std::move(e);
+      reference.resize(out.numElements());
+      if (llvm::Error e = driver.copyToHost(reference.data(), *refPtr,
+                                            reference.size() * sizeof(double)))
+        return std::move(e);
+      prepared->referenceKind = "gpu-f64";
+    }
+    applyEpilogue(w, spec.arguments, host, reference);
+    prepared->reference = std::move(reference);
+  }
+
+  if (options.flushL2) {
+    prepared->flushBytes = 256ull << 20;
+    llvm::Expected<cuda::DevicePtr> p = driver.allocate(prepared->flushBytes);
+    if (!p)
+      return p.takeError();
+    prepared->flush = *p;
+  }
+  return prepared;
+}
+
+using Clock = std::chrono::steady_clock;
+
+static double msSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
+                                                  const HostFunctionSpec &spec,
+                                                  llvm::StringRef dir,
+                                                  const RunOptions &options) {
+  Clock::time_point start = Clock::now();
+  llvm::Expected<std::unique_ptr<PreparedArguments>> arguments =
+      PreparedArguments::prepare(driver, spec, options);
+  if (!arguments)
+    return arguments.takeError();
+  double prepareMs = msSince(start);
+  llvm::Expected<RunResult> result =
+      runHostFunction(driver, spec, dir, options, **arguments);
+  if (result)
+    result->prepareMs = prepareMs;
+  return result;
+}
+
+llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
+                                                  const HostFunctionSpec &spec,
+                                                  llvm::StringRef dir,
+                                                  const RunOptions &options,
+                                                  PreparedArguments &prepared) {
+  if (!prepared.serves(spec, options))
+    return fail("the prepared arguments do not serve '" + spec.name + "'");
+  RunResult result;
+  result.function = spec.name;
+  result.device = driver.device().name;
+  result.chip = driver.device().chip();
+
+  Clock::time_point phase = Clock::now();
+  llvm::Expected<LoadedFunction> function =
+      LoadedFunction::load(driver, spec, dir);
+  if (!function)
+    return function.takeError();
+  result.loadMs = msSince(phase);
+  phase = Clock::now();
+
+  // Outputs poisoned with NaN: an element the kernel does not write fails.
+  const std::vector<cuda::DevicePtr> &args = prepared.buffers;
+  for (unsigned i : spec.results)
+    if (llvm::Error e =
+            driver.fill32(args[i], nanPattern(spec.arguments[i].elementType),
+                          prepared.allocatedBytes[i] / 4))
+      return std::move(e);
 
   auto runOnce = [&]() -> llvm::Error { return function->launch(args); };
 
@@ -130,34 +364,11 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
   if (llvm::Error e = driver.synchronize())
     return std::move(e);
 
-  result.reference = "none";
-  if (spec.workload && options.reference != "none") {
+  result.reference = prepared.referenceKind;
+  if (prepared.reference) {
     const WorkloadSpec &w = *spec.workload;
     const BufferSpec &out = spec.arguments[w.out];
-    llvm::StringRef lhsType = spec.arguments[w.lhs].elementType;
-    llvm::StringRef rhsType = spec.arguments[w.rhs].elementType;
-    bool cpu = options.reference == "cpu" ||
-               (options.reference == "auto" && w.flops() <= 2.0 * (1 << 27));
-    std::vector<double> reference;
-    if (cpu) {
-      reference = cpuContraction(w, hostInputs[w.lhs], lhsType,
-                                 hostInputs[w.rhs], rhsType);
-      result.reference = "cpu-f64";
-    } else {
-      llvm::Expected<cuda::DevicePtr> refPtr =
-          buffers.allocate(out.numElements() * sizeof(double));
-      if (!refPtr)
-        return refPtr.takeError();
-      if (llvm::Error e = gpuContraction(driver, w, lhsType, rhsType,
-                                         args[w.lhs], args[w.rhs], *refPtr))
-        return std::move(e);
-      reference.resize(out.numElements());
-      if (llvm::Error e = driver.copyToHost(reference.data(), *refPtr,
-                                            reference.size() * sizeof(double)))
-        return std::move(e);
-      result.reference = "gpu-f64";
-    }
-    applyEpilogue(w, spec.arguments, hostInputs, reference);
+    const std::vector<double> &reference = *prepared.reference;
     std::vector<uint8_t> output(out.numElements() * out.elementBytes());
     if (llvm::Error e =
             driver.copyToHost(output.data(), args[w.out], output.size()))
@@ -185,24 +396,18 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
                     std::isfinite(result.relativeError) &&
                     result.relativeError <= result.tolerance;
   }
+  result.checkMs = msSince(phase);
+  phase = Clock::now();
 
   // Time: L2 flushed before each repeat, one event pair per repeat.
-  Buffers flush{driver, {}};
-  cuda::DevicePtr flushPtr = 0;
-  const size_t flushBytes = 256ull << 20;
-  if (options.flushL2) {
-    llvm::Expected<cuda::DevicePtr> p = flush.allocate(flushBytes);
-    if (!p)
-      return p.takeError();
-    flushPtr = *p;
-  }
   llvm::Expected<cuda::Event> probeStart = driver.createEvent();
   llvm::Expected<cuda::Event> probeEnd = driver.createEvent();
   if (!probeStart || !probeEnd)
     return fail("cannot create CUDA events");
   auto timeOne = [&](cuda::Event start, cuda::Event end) -> llvm::Error {
-    if (flushPtr)
-      if (llvm::Error e = driver.fill32(flushPtr, 0, flushBytes / 4))
+    if (prepared.flush)
+      if (llvm::Error e =
+              driver.fill32(prepared.flush, 0, prepared.flushBytes / 4))
         return e;
     if (llvm::Error e = driver.record(start))
       return e;
@@ -263,6 +468,7 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
                         : (times[repeats / 2 - 1] + times[repeats / 2]) / 2;
   if (spec.workload)
     result.tflops = spec.workload->flops() / (result.medianMs * 1e-3) / 1e12;
+  result.timeMs = msSince(phase);
   return result;
 }
 
@@ -283,5 +489,9 @@ llvm::json::Value tessel::toJSON(const RunResult &r) {
       {"min_ms", r.minMs},
       {"max_ms", r.maxMs},
       {"tflops", r.tflops},
+      {"phases_ms", llvm::json::Object{{"prepare", r.prepareMs},
+                                       {"load", r.loadMs},
+                                       {"check", r.checkMs},
+                                       {"time", r.timeMs}}},
   };
 }

@@ -29,24 +29,27 @@ static Value toJSON(const TuningRecord &r) {
   Object knobs;
   for (const auto &[name, value] : r.knobs)
     knobs[name] = value;
-  return Object{{"workload", r.key.workload},
-                {"device", r.key.device},
-                {"schedule_hash", r.key.scheduleHash},
-                {"compiler", r.key.compiler},
-                {"knobs", std::move(knobs)},
-                {"status", r.status},
-                {"median_ms", r.medianMs},
-                {"min_ms", r.minMs},
-                {"max_ms", r.maxMs},
-                {"tflops", r.tflops},
-                {"relative_error", r.relativeError},
-                {"compile_ms", r.compileMs},
-                {"measure_ms", r.measureMs},
-                {"registers", r.registers},
-                {"spill_bytes", r.spillBytes},
-                {"error", r.error},
-                {"timestamp", r.timestamp},
-                {"selected", r.selected}};
+  Object o{{"workload", r.key.workload},
+           {"device", r.key.device},
+           {"schedule_hash", r.key.scheduleHash},
+           {"compiler", r.key.compiler},
+           {"knobs", std::move(knobs)},
+           {"status", r.status},
+           {"median_ms", r.medianMs},
+           {"min_ms", r.minMs},
+           {"max_ms", r.maxMs},
+           {"tflops", r.tflops},
+           {"relative_error", r.relativeError},
+           {"compile_ms", r.compileMs},
+           {"measure_ms", r.measureMs},
+           {"registers", r.registers},
+           {"spill_bytes", r.spillBytes},
+           {"error", r.error},
+           {"timestamp", r.timestamp},
+           {"selected", r.selected}};
+  if (r.gpu >= 0)
+    o["gpu"] = r.gpu;
+  return o;
 }
 
 namespace tessel {
@@ -67,7 +70,7 @@ static bool fromJSON(const Value &value, TuningRecord &r,
          o.mapOptional("spill_bytes", r.spillBytes) &&
          o.mapOptional("error", r.error) &&
          o.mapOptional("timestamp", r.timestamp) &&
-         o.mapOptional("selected", r.selected);
+         o.mapOptional("selected", r.selected) && o.mapOptional("gpu", r.gpu);
 }
 } // namespace tessel
 

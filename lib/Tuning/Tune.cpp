@@ -37,6 +37,8 @@ void Tune::runOnOperation() {
   o.jobs = jobs;
   o.runner = runner;
   o.deviceOrdinal = device;
+  o.devices = devices;
+  o.measure = measure;
   o.timeoutS = timeout;
   o.warmupMs = warmupMs;
   o.repeatMs = repeatMs;

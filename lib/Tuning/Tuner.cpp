@@ -1,9 +1,11 @@
-//===- Tuner.cpp - Compile, run and rank a schedule's candidates ----------===//
+//===- Tuner.cpp - The search loop of tessel-tune -------------------------===//
 //
-// One trial: compile the candidate (its own MLIRContext, on a worker thread),
-// then measure it in a separate process (tessel-run, with a timeout), so a
-// candidate that crashes the GPU context, hangs or computes a wrong result is
-// recorded as such and the search goes on.
+// Proposes candidates (Strategy), compiles them in parallel
+// (CandidateBuilder), has them measured (Measurer: persistent workers, one
+// process per candidate, or replay), records every outcome (Database) and
+// verifies the winner on fresh inputs. A candidate that fails to compile,
+// crashes the GPU context, hangs or computes a wrong result is recorded with
+// its reason and the search goes on.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,33 +16,31 @@
 #include "tessel/Runtime/Runner.h"
 #include "tessel/Transforms/Chips.h"
 #include "tessel/Transforms/LaunchMetadata.h"
-#include "tessel/Transforms/Passes.h"
+#include "tessel/Tuning/CandidateBuilder.h"
 #include "tessel/Tuning/Database.h"
+#include "tessel/Tuning/Measurer.h"
 #include "tessel/Tuning/SearchSpace.h"
 #include "tessel/Tuning/Strategy.h"
+#include "tessel/Tuning/Subprocess.h"
 #include "tessel/Tuning/WorkDirectory.h"
 #include "tessel/Version.h"
 
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/Config/llvm-config.h"
-#include "llvm/Support/Chrono.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/ThreadPool.h"
-#include "llvm/Support/xxhash.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 using namespace mlir;
 using namespace tessel;
@@ -86,113 +86,6 @@ std::string firstLine(llvm::StringRef text) {
   return text.trim().split('\n').first.str();
 }
 
-} // namespace
-
-/// Runs `program args...` with a timeout; returns its exit code (-2: crash
-/// or timeout, with `message` saying which), stdout and stderr, which pass
-/// through files in `dir` (the run's work directory, which an interrupt
-/// removes).
-static int runProcess(llvm::StringRef program, llvm::ArrayRef<std::string> args,
-                      unsigned timeoutS, llvm::StringRef dir, std::string &out,
-                      std::string &err, std::string &message) {
-  llvm::SmallString<128> outPath, errPath;
-  llvm::sys::fs::createUniqueFile(dir + "/process-%%%%%%%%.out", outPath);
-  llvm::sys::fs::createUniqueFile(dir + "/process-%%%%%%%%.err", errPath);
-  std::vector<llvm::StringRef> argv = {program};
-  for (const std::string &a : args)
-    argv.push_back(a);
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, outPath.str(),
-                                                errPath.str()};
-  bool execFailed = false;
-  int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
-                                     timeoutS, 0, &message, &execFailed);
-  if (auto b = llvm::MemoryBuffer::getFile(outPath))
-    out = (*b)->getBuffer().str();
-  if (auto b = llvm::MemoryBuffer::getFile(errPath))
-    err = (*b)->getBuffer().str();
-  llvm::sys::fs::remove(outPath);
-  llvm::sys::fs::remove(errPath);
-  return execFailed ? -1 : rc;
-}
-
-/// Why a runner's JSON result cannot be recorded, or "" when it can: each
-/// time a positive, finite number of milliseconds, min <= median <= max,
-/// "checked" a boolean, and a relative error, when given, a number that is
-/// not negative (NaN is allowed: a kernel that wrote NaN).
-static std::string invalidRunnerOutput(const llvm::json::Object &o) {
-  for (llvm::StringRef field : {"median_ms", "min_ms", "max_ms"}) {
-    const llvm::json::Value *v = o.get(field);
-    std::optional<double> ms = v ? v->getAsNumber() : std::nullopt;
-    if (!ms || !std::isfinite(*ms) || *ms <= 0) {
-      std::string shown = "nothing";
-      if (v)
-        shown = llvm::formatv("{0}", *v).str();
-      return (field + " is " + shown +
-              ", not a positive number of milliseconds")
-          .str();
-    }
-  }
-  double median = *o.getNumber("median_ms");
-  if (!(*o.getNumber("min_ms") <= median && median <= *o.getNumber("max_ms")))
-    return "min_ms <= median_ms <= max_ms does not hold";
-  for (llvm::StringRef field : {"checked", "passed"})
-    if (!o.getBoolean(field))
-      return ("\"" + field + "\" is not a boolean").str();
-  if (const llvm::json::Value *e = o.get("relative_error")) {
-    std::optional<double> error = e->getAsNumber();
-    if (e->kind() != llvm::json::Value::Null && (!error || *error < 0))
-      return "relative_error is not a number >= 0";
-  }
-  return "";
-}
-
-/// The .ptx files an export wrote to `dir`.
-static std::vector<std::string> ptxFilesIn(llvm::StringRef dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec))
-    if (llvm::sys::path::extension(it->path()) == ".ptx")
-      files.push_back(it->path());
-  return files;
-}
-
-/// Corrupts a kernel's PTX the way `kind` says (the fault-injection hook
-/// that tests the tuner's isolation).
-static llvm::Error injectFault(llvm::StringRef dir, llvm::StringRef kind) {
-  for (const std::string &path : ptxFilesIn(dir)) {
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer)
-      return fail("cannot read " + path);
-    std::string ptx = (*buffer)->getBuffer().str();
-    size_t body = ptx.find("\n{\n", ptx.find(".entry"));
-    if (body == std::string::npos)
-      return fail("no kernel body in " + path);
-    body += 3;
-    if (kind == "hang") {
-      ptx.insert(body, "TESSEL_HANG:\n\tbra.uni TESSEL_HANG;\n");
-    } else if (kind == "illegal-address") {
-      ptx.insert(body, "\t.reg .b64 %tessel_bad;\n\tmov.u64 %tessel_bad, 8;\n"
-                       "\tst.global.u32 [%tessel_bad], 0;\n");
-    } else if (kind == "wrong") {
-      size_t pos;
-      while ((pos = ptx.find("max.NaN.f32")) != std::string::npos)
-        ptx.replace(pos, 11, "min.NaN.f32");
-    } else {
-      return fail("unknown fault kind '" + kind +
-                  "' (expected hang, illegal-address or wrong)");
-    }
-    std::error_code wec;
-    llvm::raw_fd_ostream os(path, wec);
-    if (wec)
-      return fail("cannot write " + path);
-    os << ptx;
-  }
-  return llvm::Error::success();
-}
-
-namespace {
-
 /// Everything one tuning run shares.
 class Tuner {
 public:
@@ -203,15 +96,13 @@ public:
 
 private:
   llvm::Error setUp();
+  /// The measurer the options ask for; sets key.device.
+  llvm::Error setUpMeasurer();
   void compile(Trial &trial);
-  /// Registers and spills from ptxas -v; a candidate that spills is
-  /// rejected before measurement.
-  void checkResources(Trial &trial, llvm::StringRef dir);
   /// Runs and checks the candidate on inputs drawn from `inputSeed`.
-  void measure(Trial &trial, uint64_t inputSeed = 1);
-  void replayMeasure(Trial &trial);
-  /// Applies cached records, compiles the rest in parallel, measures them
-  /// one at a time.
+  void measure(Trial &trial, unsigned slot, uint64_t inputSeed = 1);
+  /// Applies cached records, compiles the rest in parallel and measures
+  /// them on the measurer's slots, reporting each trial in order.
   llvm::Error evaluate(std::vector<Trial> &batch);
   llvm::Error report(const Trial &trial);
   void printSummary();
@@ -222,12 +113,13 @@ private:
 
   std::optional<SearchSpace> space;
   std::unique_ptr<SearchStrategy> strategy;
-  std::optional<TuningDatabase> db, replayDb;
+  std::unique_ptr<Measurer> measurer;
+  std::optional<CandidateBuilder> builder;
+  std::optional<TuningDatabase> db;
   TuningKey key;
   std::optional<WorkDirectory> work;
-  std::string payloadText, runner, workDir, ptxas;
+  std::string workDir;
   std::string chip; // options.chip, else the schedule's, else sm_90.
-  std::vector<std::pair<std::string, std::string>> faults; // knob=value, kind
   std::vector<Trial> done;
   unsigned nextId = 0;
   int64_t cachedCount = 0, measuredCount = 0, replayedCount = 0;
@@ -235,6 +127,87 @@ private:
 };
 
 } // namespace
+
+/// "0,1" or "all" (every GPU `runner --list-devices` lists) as ordinals.
+static llvm::Expected<std::vector<int>> parseDevices(llvm::StringRef text,
+                                                     const std::string &runner,
+                                                     llvm::StringRef workDir) {
+  std::vector<int> devices;
+  if (text.trim() == "all") {
+    std::string out, err, message;
+    int rc =
+        runProcess(runner, {"--list-devices"}, 60, workDir, out, err, message);
+    std::string why = firstLine(err.empty() ? message : err);
+    llvm::StringRef shown(why);
+    shown.consume_front("tessel-run: error: ");
+    if (rc != 0)
+      return fail("no GPU to measure on: " + shown +
+                  " (use replay=DB to tune from recorded measurements)");
+    for (llvm::StringRef line : llvm::split(llvm::StringRef(out).trim(), '\n'))
+      if (!line.trim().empty())
+        devices.push_back(devices.size());
+    if (devices.empty())
+      return fail("devices=all: " + runner + " lists no GPU");
+    return devices;
+  }
+  for (llvm::StringRef item : llvm::split(text, ',')) {
+    int ordinal;
+    if (item.trim().getAsInteger(10, ordinal) || ordinal < 0)
+      return fail("devices= takes CUDA device ordinals >= 0 separated by "
+                  "commas, or 'all' (got '" +
+                  text + "')");
+    devices.push_back(ordinal);
+  }
+  return devices;
+}
+
+llvm::Error Tuner::setUpMeasurer() {
+  if (!options.replay.empty()) {
+    llvm::Expected<std::unique_ptr<Measurer>> m = createReplayMeasurer(
+        options.replay, key.workload, options.replayDevice);
+    if (!m)
+      return m.takeError();
+    measurer = std::move(*m);
+    key.device = measurer->device();
+    return llvm::Error::success();
+  }
+  if (options.measure != "worker" && options.measure != "process")
+    return fail("measure must be worker or process (got '" + options.measure +
+                "')");
+  MeasureOptions m;
+  m.runner = options.runner;
+  if (m.runner.empty()) {
+    std::string self = llvm::sys::fs::getMainExecutable(
+        nullptr, reinterpret_cast<void *>(&tessel::getVersion));
+    llvm::SmallString<256> path(llvm::sys::path::parent_path(self));
+    llvm::sys::path::append(path, "tessel-run");
+    m.runner = path.str().str();
+  }
+  if (!llvm::sys::fs::can_execute(m.runner))
+    return fail("cannot execute the measuring tool '" + m.runner +
+                "' (set runner=)");
+  m.timeoutS = options.timeoutS;
+  m.warmupMs = options.warmupMs;
+  m.repeatMs = options.repeatMs;
+  m.workDir = workDir;
+  if (options.devices.empty()) {
+    m.devices = {options.deviceOrdinal};
+  } else {
+    llvm::Expected<std::vector<int>> devices =
+        parseDevices(options.devices, m.runner, workDir);
+    if (!devices)
+      return devices.takeError();
+    m.devices = std::move(*devices);
+  }
+  llvm::Expected<std::unique_ptr<Measurer>> made =
+      options.measure == "worker" ? createWorkerMeasurer(m)
+                                  : createProcessMeasurer(m);
+  if (!made)
+    return made.takeError();
+  measurer = std::move(*made);
+  key.device = measurer->device();
+  return llvm::Error::success();
+}
 
 llvm::Error Tuner::setUp() {
   if (options.budget <= 0)
@@ -305,13 +278,18 @@ llvm::Error Tuner::setUp() {
     return s.takeError();
   strategy = std::move(*s);
 
+  BuildOptions build;
+  build.schedule = options.schedule;
+  build.entry = options.entry;
+  build.chip = chip;
+  build.features = options.features;
   for (llvm::StringRef item : llvm::split(options.faults, ';')) {
     if (item.trim().empty())
       continue;
     auto [assignment, kind] = item.trim().rsplit(':');
     if (kind.empty() || !assignment.contains('='))
       return fail("malformed fault '" + item + "' (expected knob=value:kind)");
-    faults.push_back({assignment.str(), kind.str()});
+    build.faults.push_back({assignment.str(), kind.str()});
   }
 
   // The candidates' files go with the run however it ends (the Tuner's
@@ -321,6 +299,7 @@ llvm::Error Tuner::setUp() {
     return dir.takeError();
   work.emplace(std::move(*dir));
   workDir = work->str();
+  build.workDir = workDir;
 
   // The key: workload, device, schedule content, compiler.
   llvm::Expected<std::string> workload = tessel::workloadKey(payload);
@@ -329,65 +308,22 @@ llvm::Error Tuner::setUp() {
   key.workload = *workload;
   key.scheduleHash = tessel::scheduleHash(*schedule);
   key.compiler = compilerId();
-
-  if (!options.replay.empty()) {
-    if (!llvm::sys::fs::exists(options.replay))
-      return fail("replay database '" + options.replay + "' does not exist");
-    llvm::Expected<TuningDatabase> r = TuningDatabase::open(options.replay);
-    if (!r)
-      return r.takeError();
-    replayDb = std::move(*r);
-    std::set<std::string> devices;
-    for (const TuningRecord &rec : replayDb->records())
-      if (rec.key.workload == key.workload)
-        devices.insert(rec.key.device);
-    if (!options.replayDevice.empty())
-      key.device = options.replayDevice;
-    else if (devices.size() == 1)
-      key.device = *devices.begin();
-    else
-      return fail(llvm::formatv("replay database '{0}' has records of '{1}' "
-                                "for {2} devices; choose one with "
-                                "replay-device=",
-                                options.replay, key.workload, devices.size())
-                      .str());
-  } else {
-    runner = options.runner;
-    if (runner.empty()) {
-      std::string self = llvm::sys::fs::getMainExecutable(
-          nullptr, reinterpret_cast<void *>(&tessel::getVersion));
-      llvm::SmallString<256> path(llvm::sys::path::parent_path(self));
-      llvm::sys::path::append(path, "tessel-run");
-      runner = path.str().str();
-    }
-    if (!llvm::sys::fs::can_execute(runner))
-      return fail("cannot execute the measuring tool '" + runner +
-                  "' (set runner=)");
-    std::string out, err, message;
-    int rc = runProcess(
-        runner,
-        {"--device-info", "--device=" + std::to_string(options.deviceOrdinal)},
-        30, workDir, out, err, message);
-    if (rc != 0)
-      return fail(
-          "no GPU to measure on: " + firstLine(err.empty() ? message : err) +
-          " (use replay=DB to tune from recorded measurements)");
-    key.device = firstLine(out);
-  }
+  if (llvm::Error e = setUpMeasurer())
+    return e;
 
   if (options.ptxas == "auto") {
     llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ptxas");
     if (!found)
       found = llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
     if (found)
-      ptxas = *found;
+      build.ptxas = *found;
   } else if (options.ptxas != "none") {
-    ptxas = options.ptxas;
-    if (!llvm::StringRef(ptxas).contains('/'))
+    build.ptxas = options.ptxas;
+    if (!llvm::StringRef(build.ptxas).contains('/'))
       if (llvm::ErrorOr<std::string> found =
-              llvm::sys::findProgramByName(ptxas))
-        ptxas = *found;
-    if (!llvm::sys::fs::can_execute(ptxas))
+              llvm::sys::findProgramByName(build.ptxas))
+        build.ptxas = *found;
+    if (!llvm::sys::fs::can_execute(build.ptxas))
       return fail("cannot execute ptxas '" + options.ptxas + "'");
   }
 
@@ -397,177 +333,22 @@ llvm::Error Tuner::setUp() {
       return d.takeError();
     db = std::move(*d);
   }
-
-  llvm::raw_string_ostream os(payloadText);
-  payload.print(os);
+  builder.emplace(payload, std::move(build));
   return llvm::Error::success();
 }
 
 void Tuner::compile(Trial &trial) {
-  TuningRecord &r = trial.record;
-  Clock::time_point start = Clock::now();
-  MLIRContext ctx(payload.getContext()->getDialectRegistry(),
-                  MLIRContext::Threading::DISABLED);
-  std::string error;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error && error.empty()) {
-      llvm::raw_string_ostream os(error);
-      if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
-        os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
-           << loc.getColumn() << ": ";
-      os << d;
-    }
-    return success();
-  });
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(payloadText, &ctx);
-  std::string dir = llvm::formatv("{0}/trial{1}", workDir, trial.id).str();
-  PassManager pm(&ctx);
-  if (module) {
-    TesselApplyScheduleOptions apply;
-    apply.schedules = {options.schedule};
-    apply.entry = options.entry;
-    std::string assignment = space->assignment(trial.candidate);
-    for (llvm::StringRef a : llvm::split(assignment, ','))
-      apply.knobs.push_back(a.str());
-    pm.addPass(createTesselApplySchedule(apply));
-    LowerToPtxOptions target;
-    target.chip = chip;
-    target.features = options.features;
-    buildLowerToPtxPipeline(pm, target);
-    TesselExportKernelsOptions exportOptions;
-    exportOptions.dir = dir;
-    pm.addPass(createTesselExportKernels(exportOptions));
-  }
-  if (!module || failed(pm.run(*module))) {
-    r.compileMs = msSince(start);
-    r.status = "compile-error";
-    r.error = error.empty() ? "compilation failed" : error;
-    return;
-  }
-  for (auto func : module->getOps<func::FuncOp>())
-    if (!func.isExternal())
-      trial.specPath = dir + "/" + func.getSymName().str() + ".launch.json";
-  if (!ptxas.empty())
-    checkResources(trial, dir);
-  r.compileMs = msSince(start);
+  trial.specPath = builder->build(trial.record.knobs, trial.id, trial.record);
 }
 
-void Tuner::checkResources(Trial &trial, llvm::StringRef dir) {
-  TuningRecord &r = trial.record;
-  llvm::Regex registers("Used ([0-9]+) registers");
-  llvm::Regex spills("([0-9]+) bytes spill stores");
-  for (const std::string &path : ptxFilesIn(dir)) {
-    std::string out, err, message;
-    int rc = runProcess(ptxas, {"-arch=" + chip, "-v", path, "-o", "/dev/null"},
-                        120, workDir, out, err, message);
-    if (rc != 0) {
-      r.status = "compile-error";
-      r.error = "ptxas: " + firstLine(err.empty() ? message : err);
-      return;
-    }
-    // "ptxas info    : Used 99 registers, ..." and
-    // "    0 bytes stack frame, 16 bytes spill stores, 16 bytes spill loads"
-    llvm::SmallVector<llvm::StringRef> groups;
-    if (registers.match(err, &groups))
-      r.registers = std::max<int64_t>(r.registers, std::stoll(groups[1].str()));
-    if (spills.match(err, &groups))
-      r.spillBytes =
-          std::max<int64_t>(r.spillBytes, std::stoll(groups[1].str()));
-  }
-  if (r.spillBytes > 0) {
-    r.status = "spills";
-    r.error = llvm::formatv("ptxas: {0} bytes spill stores ({1} registers)",
-                            r.spillBytes, r.registers)
-                  .str();
-  }
-}
-
-void Tuner::measure(Trial &trial, uint64_t inputSeed) {
-  TuningRecord &r = trial.record;
-  std::map<std::string, std::string> values = space->values(trial.candidate);
-  for (auto &[assignment, kind] : faults) {
-    auto [name, value] = llvm::StringRef(assignment).split('=');
-    if (values.count(name.str()) && values[name.str()] == value)
-      if (llvm::Error e =
-              injectFault(llvm::sys::path::parent_path(trial.specPath), kind)) {
-        r.status = "run-error";
-        r.error = llvm::toString(std::move(e));
-        return;
-      }
-  }
-  Clock::time_point start = Clock::now();
-  std::string out, err, message;
-  int rc = runProcess(runner,
-                      {trial.specPath, "--json",
-                       llvm::formatv("--warmup-ms={0}", options.warmupMs).str(),
-                       llvm::formatv("--rep-ms={0}", options.repeatMs).str(),
-                       "--device=" + std::to_string(options.deviceOrdinal),
-                       "--seed=" + std::to_string(inputSeed)},
-                      options.timeoutS, workDir, out, err, message);
-  r.measureMs = msSince(start);
-  if (rc == 0 || rc == 2) {
-    llvm::Expected<llvm::json::Value> json = parseJson(out);
-    const llvm::json::Object *o = json ? json->getAsObject() : nullptr;
-    if (!o) {
-      if (!json)
-        llvm::consumeError(json.takeError());
-      r.status = "run-error";
-      r.error = "unreadable output of " + runner;
-      return;
-    }
-    // Times are positive, finite and ordered, "checked" and "passed"
-    // booleans: a runner's negative or non-numeric time would otherwise be
-    // recorded as a measurement (and win).
-    if (std::string why = invalidRunnerOutput(*o); !why.empty()) {
-      r.status = "run-error";
-      r.error = "invalid output of " + runner + ": " + why;
-      return;
-    }
-    r.medianMs = *o->getNumber("median_ms");
-    r.minMs = *o->getNumber("min_ms");
-    r.maxMs = *o->getNumber("max_ms");
-    r.tflops = o->getNumber("tflops").value_or(0);
-    r.relativeError = o->getNumber("relative_error").value_or(0);
-    // A candidate passes when the runner checked its output and says so
-    // both ways: `"passed": false` with exit status 0 is not a pass.
-    if (rc == 0 && *o->getBoolean("checked") && *o->getBoolean("passed")) {
-      r.status = "ok";
-    } else {
-      r.status = "wrong-output";
-      r.error =
-          llvm::formatv("relative error {0:e2} > tolerance {1:e1}, "
-                        "{2} NaN",
-                        r.relativeError, o->getNumber("tolerance").value_or(0),
-                        o->getInteger("nan_count").value_or(0))
-              .str();
-    }
-    return;
-  }
-  if (rc == -2) {
-    bool timedOut = llvm::StringRef(message).contains_insensitive("time");
-    r.status = timedOut ? "timeout" : "crash";
-    r.error = timedOut
-                  ? llvm::formatv("killed after {0} s", options.timeoutS).str()
-                  : firstLine(message);
-    return;
-  }
-  r.status = "run-error";
-  r.error = firstLine(err.empty() ? message : err);
-  if (llvm::StringRef(r.error).starts_with("tessel-run: error: "))
-    r.error = r.error.substr(19);
-}
-
-void Tuner::replayMeasure(Trial &trial) {
-  std::map<std::string, std::string> knobs = space->values(trial.candidate);
-  for (const TuningRecord *rec : replayDb->matching(key.workload, key.device))
-    if (rec->knobs == knobs) {
-      TuningKey ownKey = trial.record.key;
-      trial.record = *rec;
-      trial.record.key = ownKey;
-      return;
-    }
-  trial.record.status = "not-recorded";
-  trial.record.error = "no measurement of these knobs in the replay database";
+void Tuner::measure(Trial &trial, unsigned slot, uint64_t inputSeed) {
+  MeasureRequest request;
+  request.specPath = trial.specPath;
+  request.knobs = trial.record.knobs;
+  request.seed = inputSeed;
+  measurer->measure(slot, request, trial.record);
+  if (measurer->needsKernels())
+    trial.record.gpu = measurer->gpu(slot);
 }
 
 llvm::Error Tuner::report(const Trial &trial) {
@@ -601,15 +382,15 @@ llvm::Error Tuner::evaluate(std::vector<Trial> &batch) {
     t.record.key = key;
     t.record.knobs = space->values(t.candidate);
     t.record.timestamp = nowIso();
-    if (db && options.replay.empty())
+    if (db && measurer->needsKernels())
       if (const TuningRecord *cached = db->find(key, t.record.knobs)) {
         t.record = *cached;
         t.origin = Trial::Origin::Cached;
         ++cachedCount;
         continue;
       }
-    if (!options.replay.empty()) {
-      replayMeasure(t);
+    if (!measurer->needsKernels()) {
+      measure(t, 0);
       t.origin = Trial::Origin::Replayed;
       ++replayedCount;
       continue;
@@ -622,16 +403,43 @@ llvm::Error Tuner::evaluate(std::vector<Trial> &batch) {
       pool.async([this, t] { compile(*t); });
     pool.wait();
   }
-  for (Trial &t : batch) {
-    if (t.origin == Trial::Origin::Compiled && t.record.status.empty()) {
-      measure(t);
-      ++measuredCount;
+
+  // Measure the compiled trials on every slot at once (one GPU each), and
+  // report all trials in batch order as soon as each is done.
+  std::vector<size_t> toMeasure;
+  for (auto [i, t] : llvm::enumerate(batch))
+    if (t.origin == Trial::Origin::Compiled && t.record.status.empty())
+      toMeasure.push_back(i);
+  std::vector<char> finished(batch.size(), 1);
+  for (size_t i : toMeasure)
+    finished[i] = 0;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (unsigned slot = 0; slot < measurer->slots(); ++slot)
+    threads.emplace_back([&, slot] {
+      for (size_t n; (n = next++) < toMeasure.size();) {
+        measure(batch[toMeasure[n]], slot);
+        std::lock_guard<std::mutex> lock(mutex);
+        finished[toMeasure[n]] = 1;
+        changed.notify_all();
+      }
+    });
+  measuredCount += toMeasure.size();
+  llvm::Error error = llvm::Error::success();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return finished[i] != 0; });
     }
-    done.push_back(t);
-    if (llvm::Error e = report(done.back()))
-      return e;
+    done.push_back(batch[i]);
+    if (!error)
+      error = report(done.back());
   }
-  return llvm::Error::success();
+  for (std::thread &t : threads)
+    t.join();
+  return error;
 }
 
 void Tuner::printSummary() {
@@ -668,11 +476,14 @@ void Tuner::printSummary() {
 llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
   if (llvm::Error e = setUp())
     return std::move(e);
-  log << llvm::formatv("[tune] {0} on {1}: {2} knobs, {3} candidates, "
+  std::string gpus;
+  if (measurer->needsKernels() && measurer->slots() > 1)
+    gpus = llvm::formatv(" ({0} GPUs)", measurer->slots()).str();
+  log << llvm::formatv("[tune] {0} on {1}{7}: {2} knobs, {3} candidates, "
                        "strategy {4}, budget {5}{6}\n",
                        key.workload, key.device, space->knobs().size(),
                        space->size(), options.strategy, options.budget,
-                       options.replay.empty() ? "" : " (replay)");
+                       measurer->needsKernels() ? "" : " (replay)", gpus);
   Clock::time_point start = Clock::now();
   // A fixed batch (not the core count): the strategy learns between
   // batches, so the search is the same on every machine for a given seed.
@@ -709,7 +520,7 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
   // alternating, and keep the one with the lower median of medians.
   // (Not when nothing new was measured: the records were verified when
   // they were made, and a cache hit must not touch the GPU.)
-  if (ok.size() >= 2 && options.replay.empty() && measuredCount > 0) {
+  if (ok.size() >= 2 && measurer->needsKernels() && measuredCount > 0) {
     std::vector<Trial> finalists = {*ok[0], *ok[1]};
     std::vector<double> times[2];
     for (Trial &f : finalists) {
@@ -725,7 +536,11 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
     for (int round = 0; round < 3; ++round)
       for (int i = 0; i < 2; ++i) {
         Trial t = finalists[i];
-        measure(t, /*inputSeed=*/2 + round);
+        if (t.specPath.empty()) {
+          failedCheck[i] = true;
+          continue;
+        }
+        measure(t, /*slot=*/0, /*inputSeed=*/2 + round);
         if (t.record.ok())
           times[i].push_back(t.record.medianMs);
         else
@@ -758,7 +573,7 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
   log << "[tune] winner: " << space->assignment(winner->candidate) << "\n";
   // Readers of the database (db=) get the same verdict, not the record
   // whose single measurement was fastest.
-  if (db && options.replay.empty())
+  if (db && measurer->needsKernels())
     if (llvm::Error e = db->select(key, winner->record.knobs))
       return std::move(e);
   return space->values(winner->candidate);

@@ -307,14 +307,16 @@ def _compile(ir, function, workload, shape, dtype, *, schedule, knobs,
 
 def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
                      budget=40, strategy="evolutionary", seed=1,
-                     device_ordinal=0, chip="sm_90", replay=None,
-                     replay_device=None, verbose=False):
+                     device_ordinal=0, devices=None, chip="sm_90",
+                     replay=None, replay_device=None, verbose=False):
     """Tunes the schedule's knobs for one shape on the GPU, records every
     trial in `db` (default: user_database()), where matmul_relu then finds
     the winner, and returns the winner, compiled, with the tuner's report
     as `log`. Measurements run in tessel-run (beside tessel-opt). The
     schedule is `schedule`, else the first of default_schedules.
 
+    devices: GPUs that measure candidates at once, one measurement worker
+    each: a list of CUDA ordinals, or "all" (default: device_ordinal alone).
     replay: take measurements from a recorded database instead of a GPU
     (nothing is written to `db` then: replayed times are not measurements).
     """
@@ -327,6 +329,15 @@ def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
     options = (f"schedule={schedule} strategy={strategy} budget={int(budget)} "
                f"db={db} seed={int(seed)} device={int(device_ordinal)} "
                f"chip={chip}")
+    if devices is not None:
+        if devices == "all":
+            options += " devices=all"
+        else:
+            ordinals = [int(d) for d in devices]
+            if not ordinals or min(ordinals) < 0:
+                raise ValueError("devices must be 'all' or a non-empty list "
+                                 f"of CUDA ordinals >= 0, not {devices!r}")
+            options += " devices=" + ",".join(str(d) for d in ordinals)
     if replay:
         options += f" replay={replay}"
         if replay_device:

@@ -1,11 +1,17 @@
 //===- tessel-run.cpp - Run, check and time exported Tessel kernels -------===//
 //
 //   tessel-run out/matmul_relu.launch.json [--json] [--seed=N] ...
+//   tessel-run --serve [--device=N]
 //
 // Reads the launch spec written by --tessel-export-kernels, runs the
 // function's kernels on the GPU, checks the output against a reference and
 // prints the time. Needs an NVIDIA driver, neither LLVM nor a CUDA toolkit.
 // Exit status: 0 output correct (or not checkable), 1 error, 2 wrong output.
+//
+// --serve is the tuner's measurement worker (docs/tuning.md): one process
+// and CUDA context for many launch specs, read one JSON request per line
+// from stdin, answered one JSON line each on stdout; the arguments and the
+// reference are kept while the requests share them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +27,10 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include <chrono>
 #include <cmath>
+#include <iostream>
+#include <string>
 
 using namespace llvm;
 
@@ -52,6 +61,16 @@ static cl::opt<bool>
     deviceInfo("device-info",
                cl::desc("Print the device (name and chip) and exit"),
                cl::cat(category));
+static cl::opt<bool> listDevices(
+    "list-devices",
+    cl::desc("Print every device (ordinal, name and chip) and exit"),
+    cl::cat(category));
+static cl::opt<bool>
+    serve("serve",
+          cl::desc("Measurement worker: JSON requests on stdin, one per "
+                   "line ({\"spec\": PATH, \"seed\": N, \"warmup_ms\": "
+                   "X, \"rep_ms\": Y}), a JSON answer per line on stdout"),
+          cl::cat(category));
 static cl::opt<bool> noFlush("no-flush-l2",
                              cl::desc("Do not flush L2 between repeats"),
                              cl::cat(category));
@@ -65,6 +84,90 @@ static int error(const Twine &message) {
                       json::Value(json::Object{{"error", message.str()}}))
            << "\n";
   return 1;
+}
+
+/// Writes one protocol line.
+static void answer(json::Value object) {
+  outs() << object << "\n";
+  outs().flush();
+}
+
+/// The --serve loop. Each request is answered with tessel-run --json's
+/// object, or {"error": ...}; after an error that leaves the CUDA context
+/// unusable (an illegal address, a kernel fault), the answer also says
+/// "context_lost": true and the worker exits with status 1, so that its
+/// parent starts a new one. EOF on stdin ends it with status 0.
+static int serveRequests(tessel::cuda::Driver &driver,
+                         const tessel::RunOptions &defaults) {
+  const tessel::cuda::DeviceInfo &d = driver.device();
+  answer(json::Object{{"ready", true},
+                      {"device", d.name + " (" + d.chip() + ")"}});
+  std::unique_ptr<tessel::PreparedArguments> prepared;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (StringRef(line).trim().empty())
+      continue;
+    Expected<json::Value> request = json::parse(line);
+    const json::Object *o = request ? request->getAsObject() : nullptr;
+    if (!request)
+      consumeError(request.takeError());
+    std::optional<StringRef> path = o ? o->getString("spec") : std::nullopt;
+    if (!path) {
+      answer(json::Object{
+          {"error", "a request is a JSON object with a \"spec\" path"}});
+      continue;
+    }
+    tessel::RunOptions options = defaults;
+    options.seed = o->getInteger("seed").value_or(defaults.seed);
+    options.warmupMs = o->getNumber("warmup_ms").value_or(defaults.warmupMs);
+    options.repeatMs = o->getNumber("rep_ms").value_or(defaults.repeatMs);
+    if (std::string why = tessel::checkMeasurementBudgets(options.warmupMs,
+                                                          options.repeatMs, "");
+        !why.empty()) {
+      answer(json::Object{{"error", why}});
+      continue;
+    }
+    Expected<tessel::HostFunctionSpec> spec = tessel::readLaunchSpec(*path);
+    if (!spec) {
+      answer(json::Object{{"error", toString(spec.takeError())}});
+      continue;
+    }
+    auto run = [&]() -> Expected<tessel::RunResult> {
+      auto start = std::chrono::steady_clock::now();
+      double prepareMs = 0;
+      if (!prepared || !prepared->serves(*spec, options)) {
+        prepared.reset(); // Its memory first.
+        Expected<std::unique_ptr<tessel::PreparedArguments>> made =
+            tessel::PreparedArguments::prepare(driver, *spec, options);
+        if (!made)
+          return made.takeError();
+        prepared = std::move(*made);
+        prepareMs = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+      }
+      Expected<tessel::RunResult> result = tessel::runHostFunction(
+          driver, *spec, sys::path::parent_path(*path), options, *prepared);
+      if (result)
+        result->prepareMs = prepareMs;
+      return result;
+    };
+    Expected<tessel::RunResult> result = run();
+    if (result) {
+      json::Value value = tessel::toJSON(*result);
+      answer(std::move(value));
+      continue;
+    }
+    std::string message = toString(result.takeError());
+    // A context a kernel broke fails every later call, synchronize first.
+    if (Error lost = driver.synchronize()) {
+      consumeError(std::move(lost));
+      answer(json::Object{{"error", message}, {"context_lost", true}});
+      return 1;
+    }
+    answer(json::Object{{"error", message}});
+  }
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -88,6 +191,21 @@ int main(int argc, char **argv) {
     return error(formatv("--device must be a device ordinal >= 0 (got {0})",
                          int(deviceOrdinal)));
 
+  if (listDevices) {
+    Expected<std::unique_ptr<tessel::cuda::Driver>> first =
+        tessel::cuda::Driver::open(0, /*makeCurrent=*/false);
+    if (!first)
+      return error(toString(first.takeError()));
+    for (int ordinal = 0; ordinal < (*first)->deviceCount(); ++ordinal) {
+      Expected<std::unique_ptr<tessel::cuda::Driver>> driver =
+          tessel::cuda::Driver::open(ordinal, /*makeCurrent=*/false);
+      if (!driver)
+        return error(toString(driver.takeError()));
+      const tessel::cuda::DeviceInfo &d = (*driver)->device();
+      outs() << ordinal << ": " << d.name << " (" << d.chip() << ")\n";
+    }
+    return 0;
+  }
   if (deviceInfo) {
     Expected<std::unique_ptr<tessel::cuda::Driver>> driver =
         tessel::cuda::Driver::open(deviceOrdinal);
@@ -96,6 +214,24 @@ int main(int argc, char **argv) {
     const tessel::cuda::DeviceInfo &d = (*driver)->device();
     outs() << d.name << " (" << d.chip() << ")\n";
     return 0;
+  }
+  if (serve) {
+    if (!specPath.empty() || asJson)
+      return error("--serve takes its launch specs from stdin");
+    Expected<std::unique_ptr<tessel::cuda::Driver>> driver =
+        tessel::cuda::Driver::open(deviceOrdinal);
+    if (!driver) {
+      answer(json::Object{{"error", toString(driver.takeError())}});
+      return 1;
+    }
+    tessel::RunOptions defaults;
+    defaults.seed = seed;
+    defaults.warmupMs = warmupMs;
+    defaults.repeatMs = repeatMs;
+    defaults.reference = reference;
+    defaults.tolerance = tolerance;
+    defaults.flushL2 = !noFlush;
+    return serveRequests(**driver, defaults);
   }
   if (specPath.empty())
     return error("expected a <function>.launch.json file");

@@ -72,6 +72,8 @@ public:
   ~Driver();
 
   const DeviceInfo &device() const { return info; }
+  /// How many CUDA devices the driver sees.
+  int deviceCount() const { return count; }
 
   /// Makes this driver's context (the device's primary context, the one
   /// the CUDA runtime and PyTorch use) current on the calling thread until
@@ -96,6 +98,9 @@ public:
   /// JIT-compiles PTX (or loads a cubin); the JIT's error log is part of
   /// the error.
   llvm::Expected<Module> loadModule(llvm::StringRef image);
+  /// Unloads a module of this context (errors ignored: a context a kernel
+  /// broke refuses, and is going away).
+  void unloadModule(Module module);
   llvm::Expected<Function> getFunction(Module module, llvm::StringRef name);
   llvm::Error setMaxDynamicSharedMemory(Function function, int bytes);
 
@@ -143,6 +148,7 @@ private:
   std::unique_ptr<Api> api;
   void *library = nullptr;
   int cuDevice = 0;
+  int count = 0;
   void *context = nullptr;
   DeviceInfo info;
   std::mutex poolMutex;

@@ -36,6 +36,14 @@ public:
 
   const HostFunctionSpec &spec() const { return functionSpec; }
 
+  /// Unloads the kernel images: a process that loads many functions (the
+  /// tuner's measurement worker) keeps only the live ones on the device.
+  ~LoadedFunction();
+  LoadedFunction(LoadedFunction &&other);
+  LoadedFunction(const LoadedFunction &) = delete;
+  LoadedFunction &operator=(const LoadedFunction &) = delete;
+  LoadedFunction &operator=(LoadedFunction &&) = delete;
+
 private:
   struct Kernel {
     unsigned launch; // Index in functionSpec.launches.
@@ -54,6 +62,7 @@ private:
   cuda::Driver *driver;
   HostFunctionSpec functionSpec;
   std::vector<Kernel> kernels;
+  std::vector<cuda::Module> modules; // Unloaded with the function.
 };
 
 } // namespace tessel

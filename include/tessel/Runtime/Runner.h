@@ -8,6 +8,8 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <memory>
+#include <optional>
 #include <string>
 
 namespace tessel {
@@ -45,17 +47,74 @@ struct RunResult {
   int repeats = 0;
   double medianMs = 0, minMs = 0, maxMs = 0;
   double tflops = 0; // 0 when the workload is unknown.
+  /// Where the call's wall-clock time went (milliseconds): preparing the
+  /// arguments and the reference (0 when they were reused), loading the
+  /// kernels, running and checking them once, timing them.
+  double prepareMs = 0, loadMs = 0, checkMs = 0, timeMs = 0;
 };
 
-/// Loads the function's kernels (image files relative to `dir`), fills its
-/// inputs with seeded random normal values and poisons its outputs with
-/// NaN, runs it once and checks the outputs against a reference, then times
-/// it. Fails (with the reason) on any driver error or mismatched metadata;
-/// a wrong output is not an error: `passed` is false.
+/// A function's arguments on the device, inputs filled with seeded random
+/// values (generated on the GPU) and outputs allocated, with the reference
+/// the outputs are checked against and the L2-flush buffer: made once, they
+/// serve any number of functions that take the same arguments and compute
+/// the same workload (the tuner's measurement worker keeps them between
+/// candidates).
+class PreparedArguments {
+public:
+  static llvm::Expected<std::unique_ptr<PreparedArguments>>
+  prepare(cuda::Driver &driver, const HostFunctionSpec &spec,
+          const RunOptions &options);
+  ~PreparedArguments();
+
+  /// Whether these arguments serve `spec` under `options`: the same
+  /// arguments, results and workload, the same seed and reference.
+  bool serves(const HostFunctionSpec &spec, const RunOptions &options) const;
+
+private:
+  friend llvm::Expected<RunResult>
+  runHostFunction(cuda::Driver &driver, const HostFunctionSpec &spec,
+                  llvm::StringRef dir, const RunOptions &options,
+                  PreparedArguments &arguments);
+  explicit PreparedArguments(cuda::Driver &driver) : driver(driver) {}
+
+  cuda::Driver &driver;
+  std::string signature;                // What serves() compares.
+  std::vector<cuda::DevicePtr> buffers; // One per argument.
+  std::vector<size_t> allocatedBytes;
+  /// The expected output (the workload's reference in f64, epilogue
+  /// applied), when there is one.
+  std::optional<std::vector<double>> reference;
+  std::string referenceKind = "none";
+  cuda::DevicePtr flush = 0;
+  size_t flushBytes = 0;
+};
+
+/// The signature PreparedArguments::serves compares: the spec's arguments,
+/// results and workload, and the options' seed and reference.
+std::string argumentSignature(const HostFunctionSpec &spec,
+                              const RunOptions &options);
+
+/// Loads the function's kernels (image files relative to `dir`), poisons
+/// its outputs with NaN, runs it once and checks the outputs against the
+/// reference, then times it, on `arguments` (which must serve `spec`). The
+/// kernel images are unloaded on return. Fails (with the reason) on any
+/// driver error or mismatched metadata; a wrong output is not an error:
+/// `passed` is false.
+llvm::Expected<RunResult> runHostFunction(cuda::Driver &driver,
+                                          const HostFunctionSpec &spec,
+                                          llvm::StringRef dir,
+                                          const RunOptions &options,
+                                          PreparedArguments &arguments);
+
+/// The same on arguments prepared for this call only.
 llvm::Expected<RunResult> runHostFunction(cuda::Driver &driver,
                                           const HostFunctionSpec &spec,
                                           llvm::StringRef dir,
                                           const RunOptions &options);
+
+/// The PTX of the kernel that fills inputs of `elementType` with seeded
+/// random values, for inspection.
+std::string randomFillPtx(llvm::StringRef elementType);
 
 llvm::json::Value toJSON(const RunResult &result);
 

@@ -510,9 +510,12 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
   let description = [{
     Searches the `transform.tune.knob` values of a schedule for the payload's
     workload: each candidate is compiled (in parallel, one MLIRContext per
-    thread) and measured by `tessel-run` in a separate process with a
-    timeout, so a candidate that crashes the GPU context, hangs or computes a
-    wrong result is recorded with its reason and the search goes on. Every
+    thread) and measured by a persistent `tessel-run --serve` worker per GPU
+    (`devices=`), with a timeout: the worker keeps its CUDA context, the
+    inputs and the reference between candidates, and a candidate that
+    crashes the GPU context, hangs or computes a wrong result is recorded
+    with its reason, its worker restarted, and the search goes on
+    (`measure=process` runs one `tessel-run` process per candidate instead). Every
     result goes to the tuning database `db` (atomically written), keyed by
     workload, device, schedule content and compiler version: a second run
     measures only new candidates. The two best are re-measured against each
@@ -552,6 +555,12 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
     Option<"runner", "runner", "std::string", /*default=*/"",
            "The measuring tool (default: tessel-run next to tessel-opt)">,
     Option<"device", "device", "int", /*default=*/"0", "CUDA device ordinal">,
+    Option<"devices", "devices", "std::string", /*default=*/"",
+           "GPUs measuring candidates at once, one worker each: ordinals "
+           "separated by commas, or 'all' (default: device=)">,
+    Option<"measure", "measure", "std::string", /*default=*/"\"worker\"",
+           "worker (a persistent tessel-run --serve per GPU) or process (a "
+           "tessel-run process per candidate)">,
     Option<"timeout", "timeout", "unsigned", /*default=*/"60",
            "Seconds before a measurement is killed as hung">,
     Option<"warmupMs", "warmup-ms", "double", /*default=*/"20",

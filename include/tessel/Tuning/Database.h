@@ -44,6 +44,9 @@ struct TuningRecord {
   int64_t registers = -1, spillBytes = -1; // From ptxas -v; -1: unknown.
   std::string error;                       // First line(s) of why it failed.
   std::string timestamp;                   // ISO 8601, UTC.
+  /// The CUDA ordinal of the GPU that measured it (several may share a
+  /// run: devices=); -1: unknown, or not measured.
+  int64_t gpu = -1;
   /// The tuner's verdict: the winner after its finalists were re-measured
   /// on fresh inputs (one per key), which `best` returns over a record whose
   /// single measurement happened to be faster.

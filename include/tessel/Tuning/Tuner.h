@@ -22,6 +22,12 @@ struct TuneOptions {
   unsigned jobs = 0;  // Compile threads; 0: one per core.
   std::string runner; // tessel-run; empty: next to this executable.
   int deviceOrdinal = 0;
+  /// GPUs that measure candidates at once, one worker each: "0,1", "all";
+  /// empty: deviceOrdinal alone.
+  std::string devices;
+  /// "worker": a persistent `tessel-run --serve` per GPU; "process": one
+  /// `tessel-run --json` per candidate.
+  std::string measure = "worker";
   unsigned timeoutS = 60; // Per measurement (hangs are killed).
   double warmupMs = 20, repeatMs = 100;
   std::string chip, features = "+ptx80"; // chip: default the schedule's.
