@@ -4,6 +4,7 @@
 #include "tessel/TransformOps/WgmmaLayout.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Regex.h"
 
@@ -120,9 +121,17 @@ constexpr int64_t kMaxModeledKnob = int64_t(1) << 16;
 constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 16;
 
 /// The rule's estimate (arbitrary units) of a point's time; kInfeasible for
-/// points that break a constraint the rule knows. docs/knob-rule.md
+/// points that break a constraint the rule knows, with the constraint in
+/// `why` where the schedule would refuse the point or the kernel would spill
+/// (left empty for points outside the rule's model). docs/knob-rule.md
 /// explains each term.
-double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip) {
+double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
+                std::string *why = nullptr) {
+  auto refuse = [&](const llvm::Twine &reason) {
+    if (why)
+      *why = reason.str();
+    return kInfeasible;
+  };
   auto roundUp = [](int64_t x, int64_t g) -> int64_t {
     return llvm::alignTo(x, g);
   };
@@ -164,23 +173,36 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip) {
   int64_t stages = p.get("stages").value_or(1);
   // Split-K (wgmma): the K steps shared out among the blocks of a cluster.
   int64_t splits = p.get("split_k").value_or(1);
-  if (splits < 1 || splits > kMaxClusterSize || (splits > 1 && !wgmma))
-    return kInfeasible;
+  if (splits < 1 || splits > kMaxClusterSize)
+    return refuse(llvm::formatv("split_k={0} is outside [1, {1}]", splits,
+                                kMaxClusterSize));
+  if (splits > 1 && !wgmma)
+    return refuse(llvm::formatv("split_k={0}: only the wgmma schedule "
+                                "splits K",
+                                splits));
 
   // Constraints the schedules check (the dry run is the final judge).
   int64_t threads = 128;
   int64_t smem = 0;
   if (simt) {
     if (*thm <= 0 || *thn <= 0 || tm % *thm || tn % *thn)
-      return kInfeasible;
+      return refuse(llvm::formatv("thread_m={0}, thread_n={1} do not divide "
+                                  "tile_m={2}, tile_n={3}",
+                                  *thm, *thn, tm, tn));
     threads = llvm::divideCeil(std::min(tm, s.m), *thm) *
               llvm::divideCeil(std::min(tn, s.n), *thn);
   } else if (wm && wn) {
     int64_t bm = roundUp(em, *wm), bn = roundUp(en, *wn);
     // A warp's accumulators live in registers: 64x64 f32 is 128 per
     // thread; more spills.
-    if (*wm > tm || *wn > tn || tm % *wm || tn % *wn || *wm * *wn / 32 > 128)
-      return kInfeasible;
+    if (*wm > tm || *wn > tn || tm % *wm || tn % *wn)
+      return refuse(llvm::formatv("warp_m={0}, warp_n={1} do not divide "
+                                  "tile_m={2}, tile_n={3}",
+                                  *wm, *wn, tm, tn));
+    if (*wm * *wn / 32 > 128)
+      return refuse(llvm::formatv("warp_m={0} x warp_n={1}: {2} f32 "
+                                  "accumulators per thread spill",
+                                  *wm, *wn, *wm * *wn / 32));
     threads = 32 * (bm / *wm) * (bn / *wn);
     int64_t pad = p.get("padding").value_or(8);
     smem = stages * (bm * (tk + pad) + tk * (bn + pad)) * s.inBytes;
@@ -190,7 +212,9 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip) {
     // which is not pipelined at all
     // (transform.tessel.pipeline_shared_memory_copies).
     if (kSteps > 1 && kSteps < stages)
-      return kInfeasible;
+      return refuse(llvm::formatv("stages={0} exceeds the {1} K steps of "
+                                  "tile_k={2}",
+                                  stages, kSteps, tk));
   } else if (wgmma) {
     // The block the rewrite builds: its threads and shared memory, and
     // accumulators that must fit the registers, or the kernel spills.
@@ -200,14 +224,27 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip) {
     threads = layout.threads;
     smem = layout.sharedBytes;
     if (!tessel::wgmma::accumulatorsFit(bn, threads))
-      return kInfeasible;
+      return refuse(llvm::formatv("tile_n={0}: {1} f32 accumulators per "
+                                  "consumer thread do not fit the registers "
+                                  "of {2} threads",
+                                  bn, bn / 2, threads));
     // Each block of a cluster stores bn / 8 / splits of the tile's 8-column
     // groups and takes at least one K step.
-    if ((bn / 8) % splits != 0 || splits > kSteps)
-      return kInfeasible;
+    if ((bn / 8) % splits != 0)
+      return refuse(llvm::formatv("split_k={0} does not divide the {1} "
+                                  "8-column groups of tile_n={2}",
+                                  splits, bn / 8, bn));
+    if (splits > kSteps)
+      return refuse(
+          llvm::formatv("split_k={0} exceeds the {1} K steps", splits, kSteps));
   }
-  if (threads > 1024 || threads < 1 || smem > chip.sharedMemory)
-    return kInfeasible;
+  if (threads > 1024 || threads < 1)
+    return refuse(
+        llvm::formatv("{0} threads per block (at most 1024)", threads));
+  if (smem > chip.sharedMemory)
+    return refuse(llvm::formatv("{0} bytes of shared memory per block ({1} "
+                                "allows {2})",
+                                smem, chip.arch, chip.sharedMemory));
 
   // Each SM works through its share of the blocks (the slowest SM's share
   // is the time): with the tensor cores or FMA units busy, blocks resident
@@ -354,6 +391,14 @@ tessel::rankByRule(const SearchSpace &space, const ProblemShape &problem,
     ranked.push_back(std::move(c));
   }
   return ranked;
+}
+
+std::string tessel::whyRefused(const SearchSpace &space, const Candidate &c,
+                               const ProblemShape &problem,
+                               const ChipLimits &chip) {
+  std::string why;
+  estimate(Point{space, c}, problem, chip, &why);
+  return why;
 }
 
 std::vector<const TuningRecord *>

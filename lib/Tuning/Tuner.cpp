@@ -18,6 +18,7 @@
 #include "tessel/Transforms/LaunchMetadata.h"
 #include "tessel/Tuning/CandidateBuilder.h"
 #include "tessel/Tuning/Database.h"
+#include "tessel/Tuning/KnobChoice.h"
 #include "tessel/Tuning/Measurer.h"
 #include "tessel/Tuning/SearchSpace.h"
 #include "tessel/Tuning/Strategy.h"
@@ -98,6 +99,9 @@ private:
   llvm::Error setUp();
   /// The measurer the options ask for; sets key.device.
   llvm::Error setUpMeasurer();
+  /// Leaves the candidates the schedules' constraints refuse out of the
+  /// search (they would not compile, or would spill), and logs how many.
+  llvm::Error applyConstraints();
   void compile(Trial &trial);
   /// Runs and checks the candidate on inputs drawn from `inputSeed`.
   void measure(Trial &trial, unsigned slot, uint64_t inputSeed = 1);
@@ -123,6 +127,7 @@ private:
   std::vector<Trial> done;
   unsigned nextId = 0;
   int64_t cachedCount = 0, measuredCount = 0, replayedCount = 0;
+  uint64_t refusedCount = 0;
   double bestMs = std::numeric_limits<double>::infinity();
 };
 
@@ -206,6 +211,67 @@ llvm::Error Tuner::setUpMeasurer() {
     return made.takeError();
   measurer = std::move(*made);
   key.device = measurer->device();
+  return llvm::Error::success();
+}
+
+/// The largest space whose every point is checked against the constraints
+/// before the search (the shipped schedules' spaces have at most 49,152);
+/// a larger one is searched whole.
+static constexpr uint64_t kMaxConstrainedSpace = uint64_t(1) << 20;
+
+llvm::Error Tuner::applyConstraints() {
+  std::optional<ProblemShape> problem = parseWorkloadKey(key.workload);
+  if (!problem || space->size() > kMaxConstrainedSpace) {
+    log << llvm::formatv("[tune] constraints: not checked ({0})\n",
+                         problem ? "space too large" : "workload not modeled");
+    return llvm::Error::success();
+  }
+  ChipLimits limits = chipLimits(chip);
+  std::map<std::string, uint64_t> reasons; // Kind -> count.
+  std::string example;
+  for (uint64_t i = 0; i < space->size(); ++i) {
+    Candidate c = space->at(i);
+    std::string why = whyRefused(*space, c, *problem, limits);
+    if (why.empty())
+      continue;
+    strategy->exclude(c);
+    ++refusedCount;
+    if (example.empty())
+      example = space->assignment(c) + ": " + why;
+  }
+  log << llvm::formatv("[tune] constraints: {0} of {1} candidates left, {2} "
+                       "refused before compiling{3}\n",
+                       space->size() - refusedCount, space->size(),
+                       refusedCount,
+                       example.empty() ? "" : " (e.g. " + example + ")");
+  if (refusedCount == space->size())
+    return fail("every candidate breaks a constraint of the schedule for " +
+                key.workload + ", e.g. " + example);
+
+  // Replaying: how the constraints judge what was recorded (a refused
+  // point recorded ok would be a constraint that loses kernels).
+  if (!options.replay.empty()) {
+    llvm::Expected<TuningDatabase> recorded =
+        TuningDatabase::open(options.replay);
+    if (!recorded)
+      return recorded.takeError();
+    std::map<std::string, std::pair<int64_t, int64_t>> byStatus;
+    for (const TuningRecord *r : recorded->matching(key.workload, key.device)) {
+      llvm::Expected<Candidate> c = space->parse(r->knobs);
+      if (!c) {
+        llvm::consumeError(c.takeError());
+        continue;
+      }
+      auto &[refused, total] = byStatus[r->status];
+      ++total;
+      refused += !whyRefused(*space, *c, *problem, limits).empty();
+    }
+    log << "[tune] constraints vs the recorded candidates:";
+    for (auto &[status, counts] : byStatus)
+      log << llvm::formatv(" {0} {1} of {2};", status, counts.first,
+                           counts.second);
+    log << "\n";
+  }
   return llvm::Error::success();
 }
 
@@ -334,7 +400,7 @@ llvm::Error Tuner::setUp() {
     db = std::move(*d);
   }
   builder.emplace(payload, std::move(build));
-  return llvm::Error::success();
+  return applyConstraints();
 }
 
 void Tuner::compile(Trial &trial) {
@@ -456,11 +522,13 @@ void Tuner::printSummary() {
   });
   log << llvm::formatv(
       "\n[tune] {0}: {1} trials ({2} measured, {3} from the "
-      "database{6}), space of {4} candidates, strategy {5}\n",
+      "database{6}), space of {4} candidates ({7} refused by the "
+      "constraints), strategy {5}\n",
       key.workload, done.size(), measuredCount, cachedCount, space->size(),
       options.strategy,
       replayedCount ? llvm::formatv(", {0} replayed", replayedCount).str()
-                    : std::string());
+                    : std::string(),
+      refusedCount);
   log << "[tune] best candidates (verified against the reference):\n";
   for (size_t i = 0; i < std::min<size_t>(ok.size(), 5); ++i)
     log << llvm::formatv("[tune]   {0,9:f4} ms {1,7:f1} TFLOP/s  {2}\n",

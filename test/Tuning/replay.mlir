@@ -9,27 +9,31 @@
 // RUN:   %schedules/matmul_relu_simt.mlir > %t.schedule.mlir
 // RUN: grep -q "from options = \[16, 32, 64\] ->" %t.schedule.mlir
 
-// Exhaustive over the whole space finds the recording's best knobs, and
-// counts compile errors and the unrecorded candidates as trials.
+// Exhaustive over the whole space finds the recording's best knobs. The
+// constraints refuse the 133 recorded compile errors (and no recorded kernel
+// that ran) before compiling; the unrecorded candidates count as trials.
 // RUN: tessel-opt %examples/matmul_relu_2048_f16.mlir \
 // RUN:   --tessel-tune="schedule=%t.schedule.mlir strategy=exhaustive budget=960 replay=%S/Inputs/recorded-2048-f16-h200.json" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXH
 
-// EXH: [tune] matmul_relu 2048x2048x2048 f16->f16 acc=f32 on NVIDIA H200 (sm_90): 5 knobs, 960 candidates, strategy exhaustive, budget 960 (replay)
+// EXH: [tune] constraints: 824 of 960 candidates left, 136 refused before compiling (e.g. tile_m=16,tile_n=128,tile_k=4,thread_m=1,thread_n=1: 2048 threads per block (at most 1024))
+// EXH-NEXT: [tune] constraints vs the recorded candidates: compile-error 133 of 133; ok 0 of 818;
+// EXH-NEXT: [tune] matmul_relu 2048x2048x2048 f16->f16 acc=f32 on NVIDIA H200 (sm_90): 5 knobs, 960 candidates, strategy exhaustive, budget 960 (replay)
 // EXH-NEXT: [tune]    1/960 ok               0.7037 ms tile_m=64,tile_n=128,tile_k=8,thread_m=4,thread_n=8  best 0.7037 ms
-// EXH: [tune]  912/960 ok               0.5092 ms tile_m=64,tile_n=256,tile_k=4,thread_m=8,thread_n=8  best 0.5092 ms
-// EXH: [tune]  960/960 not-recorded               tile_m=64,tile_n=256,tile_k=32,thread_m=8,thread_n=8  (no measurement of these knobs in the replay database)  best 0.5092 ms
-// EXH: 960 trials ({{.*}}), space of 960 candidates, strategy exhaustive
+// EXH: [tune]  806/960 ok               0.5092 ms tile_m=64,tile_n=256,tile_k=4,thread_m=8,thread_n=8  best 0.5092 ms
+// EXH: [tune]  824/960 not-recorded               tile_m=64,tile_n=256,tile_k=32,thread_m=8,thread_n=8  (no measurement of these knobs in the replay database)  best 0.5092 ms
+// EXH: 824 trials ({{.*}}), space of 960 candidates (136 refused by the constraints), strategy exhaustive
 // EXH-NEXT: [tune] best candidates (verified against the reference):
 // EXH-NEXT: [tune]      0.5092 ms    33.7 TFLOP/s  tile_m=64,tile_n=256,tile_k=4,thread_m=8,thread_n=8
 // EXH-NEXT: [tune]      0.5297 ms    32.4 TFLOP/s  tile_m=32,tile_n=128,tile_k=4,thread_m=8,thread_n=8
-// EXH: [tune] rejected, compile-error: 133,
-// EXH-NEXT: [tune] rejected, not-recorded: 9,
+// EXH-NOT: compile-error
+// EXH: [tune] rejected, not-recorded: 6,
 // EXH-NEXT: [tune] winner: tile_m=64,tile_n=256,tile_k=4,thread_m=8,thread_n=8
 
 // Evolutionary search, seed 1, 150 trials: within 3% of the recorded best
 // (here, since the runner-up is 4% slower, the best itself, found at trial
-// 83), and its winner is applied to the payload (8x8 register tiles).
+// 30; 83 before the constraints left the refused candidates out), and its
+// winner is applied to the payload (8x8 register tiles).
 // RUN: tessel-opt %examples/matmul_relu_2048_f16.mlir \
 // RUN:   --tessel-tune="schedule=%t.schedule.mlir strategy=evolutionary seed=1 budget=150 replay=%S/Inputs/recorded-2048-f16-h200.json" \
 // RUN:   -o %t.evo.mlir 2> %t.evo.log
@@ -44,9 +48,9 @@
 // WITHIN-NEXT: within 1.03x: yes
 
 // EVO: strategy evolutionary, budget 150 (replay)
-// EVO: [tune]   83/150 ok               0.5092 ms tile_m=64,tile_n=256,tile_k=4,thread_m=8,thread_n=8  best 0.5092 ms
+// EVO: [tune]   30/150 ok               0.5092 ms tile_m=64,tile_n=256,tile_k=4,thread_m=8,thread_n=8  best 0.5092 ms
 // EVO: [tune]  150/150 {{.*}}  best 0.5092 ms
-// EVO: 150 trials ({{.*}}), space of 960 candidates, strategy evolutionary
+// EVO: 150 trials ({{.*}}), space of 960 candidates (136 refused by the constraints), strategy evolutionary
 // EVO: [tune] winner: tile_m=64,tile_n=256,tile_k=4,thread_m=8,thread_n=8
 
 // IR: arith.constant dense<0.000000e+00> : vector<8x8xf32>

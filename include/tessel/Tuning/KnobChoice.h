@@ -67,6 +67,15 @@ rankByRule(const SearchSpace &space, const ProblemShape &problem,
            const ChipLimits &chip,
            const std::map<std::string, std::string> &fixed, size_t limit);
 
+/// Why the point cannot serve `problem` on `chip`, as the rule knows the
+/// schedules' constraints: the schedule would refuse it (a tile the thread
+/// or warp tiles do not divide, a split of K the tile cannot share out, too
+/// many threads, shared memory over the limit) or its accumulators would
+/// spill; "" when the rule knows no reason (the point may still fail to
+/// compile). The tuner leaves such points out of its search.
+std::string whyRefused(const SearchSpace &space, const Candidate &candidate,
+                       const ProblemShape &problem, const ChipLimits &chip);
+
 /// The best record (the tuner's selection, else the fastest correct one) of
 /// each workload of `db` with the same types, schedule hash and compiler as
 /// `key` on a device of architecture `arch`, nearest to `problem` first

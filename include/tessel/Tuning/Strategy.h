@@ -24,6 +24,9 @@ public:
   std::vector<Candidate> propose(unsigned count);
   /// Reports a candidate's cost (milliseconds; infinity when it failed).
   void observe(const Candidate &candidate, double cost);
+  /// Leaves a candidate out of the search (it cannot compile): it is never
+  /// proposed, as if it had been.
+  void exclude(const Candidate &candidate) { proposed.insert(candidate); }
 
 protected:
   /// One new candidate, or nothing.
