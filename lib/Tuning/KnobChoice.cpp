@@ -204,6 +204,14 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
                                   "accumulators per thread spill",
                                   *wm, *wn, *wm * *wn / 32));
     threads = 32 * (bm / *wm) * (bn / *wn);
+    // Each thread copies whole 16-byte pieces of the A and B tiles.
+    int64_t copyElems = 16 / s.inBytes;
+    if (threads <= 1024 &&
+        ((bm * tk / copyElems) % threads || (tk * bn / copyElems) % threads))
+      return refuse(llvm::formatv("the {0}x{1} A tile and {1}x{2} B tile do "
+                                  "not split into 16-byte copies evenly "
+                                  "among {3} threads",
+                                  bm, tk, bn, threads));
     int64_t pad = p.get("padding").value_or(8);
     smem = stages * (bm * (tk + pad) + tk * (bn + pad)) * s.inBytes;
     if (p.get("stage_output").value_or(0))
