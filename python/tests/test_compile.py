@@ -198,6 +198,15 @@ def test_tune_by_replay(tmp_path):
     assert c.source == f"tune: {db}" and not db.exists()
 
 
+@pytest.mark.parametrize("devices", [[], [-1], "some"])
+def test_tune_refuses_bad_devices(tmp_path, devices):
+    with pytest.raises((ValueError, TypeError)):
+        tessel.tune_matmul_relu(
+            1024, 1024, 1024, "f16", db=tmp_path / "t.json", budget=1,
+            schedule=MMA, devices=devices,
+            replay=ROOT / "schedules/tuned/matmul_relu_mma-h100.json")
+
+
 @pytest.mark.parametrize("dtype,activation,bias,schedule", [
     ("bf16", "gelu_tanh", True, "matmul_relu_wgmma.mlir"),
     ("f16", "relu", False, "matmul_relu_wgmma.mlir"),
