@@ -185,8 +185,109 @@ bool PreparedArguments::serves(const HostFunctionSpec &spec,
 PreparedArguments::~PreparedArguments() {
   for (cuda::DevicePtr p : buffers)
     driver.free(p);
-  if (flush)
-    driver.free(flush);
+  for (cuda::DevicePtr p : {flush, reference, partials})
+    if (p)
+      driver.free(p);
+  driver.unloadModule(compareModule);
+}
+
+/// Threads of the comparison kernel (256 blocks of 256): each sums a
+/// strided share of the elements.
+static constexpr int64_t kCompareBlocks = 256, kCompareThreads = 256;
+
+std::string tessel::comparePtx(llvm::StringRef elementType) {
+  // Loads out[i] (%rd4) into the f64 register %fd2.
+  std::string load;
+  if (elementType == "f64")
+    load = "  shl.b64 %rd11, %rd4, 3;\n"
+           "  add.u64 %rd11, %rd1, %rd11;\n"
+           "  ld.global.f64 %fd2, [%rd11];\n";
+  else if (elementType == "f32")
+    load = "  shl.b64 %rd11, %rd4, 2;\n"
+           "  add.u64 %rd11, %rd1, %rd11;\n"
+           "  ld.global.f32 %f1, [%rd11];\n"
+           "  cvt.f64.f32 %fd2, %f1;\n";
+  else if (elementType == "f16")
+    load = "  shl.b64 %rd11, %rd4, 1;\n"
+           "  add.u64 %rd11, %rd1, %rd11;\n"
+           "  ld.global.b16 %h1, [%rd11];\n"
+           "  cvt.f32.f16 %f1, %h1;\n"
+           "  cvt.f64.f32 %fd2, %f1;\n";
+  else // bf16
+    load = "  shl.b64 %rd11, %rd4, 1;\n"
+           "  add.u64 %rd11, %rd1, %rd11;\n"
+           "  ld.global.b16 %h1, [%rd11];\n"
+           "  cvt.u32.u16 %r5, %h1;\n"
+           "  shl.b32 %r5, %r5, 16;\n"
+           "  mov.b32 %f1, %r5;\n"
+           "  cvt.f64.f32 %fd2, %f1;\n";
+  return llvm::formatv(R"(.version 7.0
+.target sm_70
+.address_size 64
+
+// For i < n in a grid-stride loop: NaN outputs are counted, the others add
+// (out[i] - ref[i])^2 and ref[i]^2 to the thread's sums and raise its
+// largest |out[i] - ref[i]|; thread t writes its four values to
+// part[4t .. 4t+3] (the count as an integer).
+.visible .entry tessel_compare(
+  .param .u64 pout, .param .u64 pref, .param .u64 pn, .param .u64 ppart)
+{{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<20>;
+  .reg .f32 %f<2>;
+  .reg .f64 %fd<10>;
+  .reg .b16 %h<2>;
+
+  ld.param.u64 %rd1, [pout];
+  ld.param.u64 %rd2, [pref];
+  ld.param.u64 %rd3, [pn];
+  ld.param.u64 %rd9, [ppart];
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  cvta.to.global.u64 %rd9, %rd9;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd4, %r1, %r2;
+  cvt.u64.u32 %rd5, %r3;
+  add.u64 %rd4, %rd4, %rd5;
+  mov.u64 %rd16, %rd4;
+  mov.u32 %r4, %nctaid.x;
+  mul.wide.u32 %rd6, %r4, %r2;
+  mov.f64 %fd5, 0d0000000000000000;
+  mov.f64 %fd6, 0d0000000000000000;
+  mov.f64 %fd7, 0d0000000000000000;
+  mov.u64 %rd15, 0;
+LOOP:
+  setp.ge.u64 %p1, %rd4, %rd3;
+  @%p1 bra DONE;
+{0}  shl.b64 %rd12, %rd4, 3;
+  add.u64 %rd12, %rd2, %rd12;
+  ld.global.f64 %fd3, [%rd12];
+  setp.nan.f64 %p2, %fd2, %fd2;
+  @%p2 add.u64 %rd15, %rd15, 1;
+  @%p2 bra NEXT;
+  sub.f64 %fd4, %fd2, %fd3;
+  fma.rn.f64 %fd5, %fd4, %fd4, %fd5;
+  fma.rn.f64 %fd6, %fd3, %fd3, %fd6;
+  abs.f64 %fd4, %fd4;
+  max.f64 %fd7, %fd7, %fd4;
+NEXT:
+  add.u64 %rd4, %rd4, %rd6;
+  bra LOOP;
+DONE:
+  shl.b64 %rd13, %rd16, 5;
+  add.u64 %rd13, %rd9, %rd13;
+  st.global.f64 [%rd13], %fd5;
+  st.global.f64 [%rd13+8], %fd6;
+  st.global.f64 [%rd13+16], %fd7;
+  st.global.u64 [%rd13+24], %rd15;
+  ret;
+}
+)",
+                       load)
+      .str();
 }
 
 llvm::Expected<std::unique_ptr<PreparedArguments>>
@@ -291,7 +392,31 @@ PreparedArguments::prepare(cuda::Driver &driver, const HostFunctionSpec &spec,
       prepared->referenceKind = "gpu-f64";
     }
     applyEpilogue(w, spec.arguments, host, reference);
-    prepared->reference = std::move(reference);
+    // The reference and the comparison kernel stay on the device: a check
+    // copies back a few sums, not the output.
+    llvm::Expected<cuda::DevicePtr> onDevice =
+        driver.allocate(reference.size() * sizeof(double));
+    if (!onDevice)
+      return onDevice.takeError();
+    prepared->reference = *onDevice;
+    if (llvm::Error e = driver.copyToDevice(*onDevice, reference.data(),
+                                            reference.size() * sizeof(double)))
+      return std::move(e);
+    llvm::Expected<cuda::Module> module =
+        driver.loadModule(comparePtx(out.elementType));
+    if (!module)
+      return module.takeError();
+    prepared->compareModule = *module;
+    llvm::Expected<cuda::Function> compare =
+        driver.getFunction(*module, "tessel_compare");
+    if (!compare)
+      return compare.takeError();
+    prepared->compare = *compare;
+    llvm::Expected<cuda::DevicePtr> partials =
+        driver.allocate(kCompareBlocks * kCompareThreads * 4 * sizeof(double));
+    if (!partials)
+      return partials.takeError();
+    prepared->partials = *partials;
   }
 
   if (options.flushL2) {
@@ -368,22 +493,26 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
   if (prepared.reference) {
     const WorkloadSpec &w = *spec.workload;
     const BufferSpec &out = spec.arguments[w.out];
-    const std::vector<double> &reference = *prepared.reference;
-    std::vector<uint8_t> output(out.numElements() * out.elementBytes());
-    if (llvm::Error e =
-            driver.copyToHost(output.data(), args[w.out], output.size()))
+    uint64_t output = args[w.out], reference = prepared.reference,
+             n = out.numElements(), partials = prepared.partials;
+    std::vector<void *> params = {&output, &reference, &n, &partials};
+    int64_t grid[3] = {kCompareBlocks, 1, 1};
+    int64_t block[3] = {kCompareThreads, 1, 1};
+    if (llvm::Error e = driver.launch(prepared.compare, grid, block, 0, params))
       return std::move(e);
+    std::vector<double> sums(kCompareBlocks * kCompareThreads * 4);
+    if (llvm::Error e = driver.copyToHost(sums.data(), partials,
+                                          sums.size() * sizeof(double)))
+      return std::move(e);
+    // Summed in thread order: the same result on every run.
     double errorSq = 0, refSq = 0, maxAbs = 0;
-    for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
-      double value = loadElement(output, out.elementType, i);
-      if (std::isnan(value)) {
-        ++result.nanCount;
-        continue;
-      }
-      double diff = value - reference[i];
-      errorSq += diff * diff;
-      refSq += reference[i] * reference[i];
-      maxAbs = std::max(maxAbs, std::fabs(diff));
+    for (size_t t = 0; t < sums.size(); t += 4) {
+      errorSq += sums[t];
+      refSq += sums[t + 1];
+      maxAbs = std::max(maxAbs, sums[t + 2]);
+      uint64_t nans;
+      std::memcpy(&nans, &sums[t + 3], sizeof(nans));
+      result.nanCount += nans;
     }
     result.checked = true;
     result.relativeError =

@@ -81,10 +81,15 @@ private:
   std::string signature;                // What serves() compares.
   std::vector<cuda::DevicePtr> buffers; // One per argument.
   std::vector<size_t> allocatedBytes;
-  /// The expected output (the workload's reference in f64, epilogue
-  /// applied), when there is one.
-  std::optional<std::vector<double>> reference;
+  /// The expected output on the device (the workload's reference in f64,
+  /// epilogue applied), 0 when there is none; the outputs are compared with
+  /// it on the GPU, each of `compareThreads` threads summing its share into
+  /// `partials` (4 values each).
+  cuda::DevicePtr reference = 0;
   std::string referenceKind = "none";
+  cuda::Module compareModule = nullptr;
+  cuda::Function compare = nullptr;
+  cuda::DevicePtr partials = 0;
   cuda::DevicePtr flush = 0;
   size_t flushBytes = 0;
 };
@@ -115,6 +120,11 @@ llvm::Expected<RunResult> runHostFunction(cuda::Driver &driver,
 /// The PTX of the kernel that fills inputs of `elementType` with seeded
 /// random values, for inspection.
 std::string randomFillPtx(llvm::StringRef elementType);
+
+/// The PTX of the kernel that compares an output of `elementType` with its
+/// f64 reference: each thread's sums of squared errors and of squared
+/// reference values, its largest absolute error and its NaN count.
+std::string comparePtx(llvm::StringRef elementType);
 
 llvm::json::Value toJSON(const RunResult &result);
 
