@@ -11,6 +11,8 @@
 #   worker  tunes 4096^3 f16 (wgmma, evolutionary, BUDGET trials, default
 #           100) with the persistent worker, then 8192^3 f16 (24 trials)
 #   process the same 4096^3 search with a process per candidate (24 trials)
+#   gpus    the 4096^3 search (64 trials) on GPU 0 alone, then on every GPU
+#           (devices=all), for the 2-GPU machine
 #   phases  where one tessel-run call's time goes (prepare: inputs and
 #           reference; load; check; time) at 4096^3 and 8192^3 f16, loading
 #           the PTX (JIT) and a ptxas cubin
@@ -52,6 +54,17 @@ for step in "$@"; do
       tune worker-8192 matmul_relu_8192_f16.mlir $W "strategy=evolutionary budget=24 seed=1 measure=worker" ;;
     process)
       tune process-4096 matmul_relu_4096_f16.mlir $W "strategy=evolutionary budget=24 seed=1 measure=process" ;;
+    gpus)
+      tune gpus-one matmul_relu_4096_f16.mlir $W "strategy=evolutionary budget=64 seed=1 devices=0"
+      tune gpus-all matmul_relu_4096_f16.mlir $W "strategy=evolutionary budget=64 seed=1 devices=all"
+      python3 - "$out" <<'PY'
+import json, sys, collections
+for name in ("gpus-one", "gpus-all"):
+    recs = json.load(open(f"{sys.argv[1]}/{name}.json"))["records"]
+    by = collections.Counter(r.get("gpu") for r in recs)
+    print(name, "records by gpu", dict(by))
+PY
+      ;;
     phases)
       for n in 4096 8192; do
         d=$out/kernels-$n; mkdir -p $d
