@@ -26,11 +26,6 @@ static llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-/// First line of a message, for records.
-static std::string firstLine(llvm::StringRef text) {
-  return text.trim().split('\n').first.str();
-}
-
 /// The .ptx files an export wrote to `dir`.
 static std::vector<std::string> ptxFilesIn(llvm::StringRef dir) {
   std::vector<std::string> files;

@@ -11,7 +11,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <mutex>
 #include <set>
 
 using namespace tessel;
@@ -28,11 +27,6 @@ double msSince(Clock::time_point start) {
       .count();
 }
 
-/// First line of a message, for records and tables.
-std::string firstLine(llvm::StringRef text) {
-  return text.trim().split('\n').first.str();
-}
-
 /// tessel-run's errors without its prefix.
 std::string runnerError(llvm::StringRef text) {
   std::string line = firstLine(text);
@@ -41,7 +35,38 @@ std::string runnerError(llvm::StringRef text) {
     return l.str();
   return line;
 }
+
+/// The error of a tuning run that finds no GPU, and how to tune without.
+llvm::Error noGpu(const llvm::Twine &why) {
+  return fail("no GPU to measure on: " + why +
+              " (use replay=DB to tune from recorded measurements)");
+}
 } // namespace
+
+llvm::Error Measurer::setDevice(const std::set<std::string> &names) {
+  if (names.size() > 1)
+    return fail("devices= names GPUs of different models (" +
+                llvm::join(names, ", ") +
+                "): one tuning run measures on one model");
+  deviceName = *names.begin();
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<int>> tessel::listDevices(const std::string &runner,
+                                                     llvm::StringRef workDir) {
+  std::string out, err, message;
+  int rc =
+      runProcess(runner, {"--list-devices"}, 60, workDir, out, err, message);
+  if (rc != 0)
+    return noGpu(runnerError(err.empty() ? message : err));
+  std::vector<int> devices;
+  for (llvm::StringRef line : llvm::split(llvm::StringRef(out).trim(), '\n'))
+    if (!line.trim().empty())
+      devices.push_back(devices.size());
+  if (devices.empty())
+    return fail("devices=all: " + runner + " lists no GPU");
+  return devices;
+}
 
 /// Why a runner's JSON result cannot be recorded, or "" when it can: each
 /// time a positive, finite number of milliseconds, min <= median <= max,
@@ -131,17 +156,10 @@ llvm::Error ProcessMeasurer::start() {
                         {"--device-info", "--device=" + std::to_string(device)},
                         30, options.workDir, out, err, message);
     if (rc != 0)
-      return fail(
-          "no GPU to measure on: " + runnerError(err.empty() ? message : err) +
-          " (use replay=DB to tune from recorded measurements)");
+      return noGpu(runnerError(err.empty() ? message : err));
     names.insert(firstLine(out));
   }
-  if (names.size() > 1)
-    return fail("devices= names GPUs of different models (" +
-                llvm::join(names, ", ") +
-                "): one tuning run measures on one model");
-  deviceName = *names.begin();
-  return llvm::Error::success();
+  return setDevice(names);
 }
 
 void ProcessMeasurer::measure(unsigned slot, const MeasureRequest &request,
@@ -274,17 +292,10 @@ llvm::Error WorkerMeasurer::start() {
   for (unsigned slot = 0; slot < workers.size(); ++slot) {
     llvm::Expected<std::string> device = ensureRunning(slot);
     if (!device)
-      return fail(
-          "no GPU to measure on: " + llvm::toString(device.takeError()) +
-          " (use replay=DB to tune from recorded measurements)");
+      return noGpu(llvm::toString(device.takeError()));
     names.insert(*device);
   }
-  if (names.size() > 1)
-    return fail("devices= names GPUs of different models (" +
-                llvm::join(names, ", ") +
-                "): one tuning run measures on one model");
-  deviceName = *names.begin();
-  return llvm::Error::success();
+  return setDevice(names);
 }
 
 void WorkerMeasurer::measure(unsigned slot, const MeasureRequest &request,
@@ -353,6 +364,7 @@ public:
     deviceName = std::move(device);
   }
   bool needsKernels() const override { return false; }
+  const TuningDatabase *recordings() const override { return &db; }
   void measure(unsigned slot, const MeasureRequest &request,
                TuningRecord &record) override;
 

@@ -195,6 +195,10 @@ std::string Subprocess::wait() {
   return llvm::formatv("exited with status {0}", WEXITSTATUS(status)).str();
 }
 
+std::string tessel::firstLine(llvm::StringRef text) {
+  return text.trim().split('\n').first.str();
+}
+
 int tessel::runProcess(llvm::StringRef program,
                        llvm::ArrayRef<std::string> args, unsigned timeoutS,
                        llvm::StringRef dir, std::string &out, std::string &err,

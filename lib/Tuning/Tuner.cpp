@@ -82,11 +82,6 @@ std::string nowIso() {
       .str();
 }
 
-/// First line of a message, for tables.
-std::string firstLine(llvm::StringRef text) {
-  return text.trim().split('\n').first.str();
-}
-
 /// Everything one tuning run shares.
 class Tuner {
 public:
@@ -137,24 +132,9 @@ private:
 static llvm::Expected<std::vector<int>> parseDevices(llvm::StringRef text,
                                                      const std::string &runner,
                                                      llvm::StringRef workDir) {
+  if (text.trim() == "all")
+    return listDevices(runner, workDir);
   std::vector<int> devices;
-  if (text.trim() == "all") {
-    std::string out, err, message;
-    int rc =
-        runProcess(runner, {"--list-devices"}, 60, workDir, out, err, message);
-    std::string why = firstLine(err.empty() ? message : err);
-    llvm::StringRef shown(why);
-    shown.consume_front("tessel-run: error: ");
-    if (rc != 0)
-      return fail("no GPU to measure on: " + shown +
-                  " (use replay=DB to tune from recorded measurements)");
-    for (llvm::StringRef line : llvm::split(llvm::StringRef(out).trim(), '\n'))
-      if (!line.trim().empty())
-        devices.push_back(devices.size());
-    if (devices.empty())
-      return fail("devices=all: " + runner + " lists no GPU");
-    return devices;
-  }
   for (llvm::StringRef item : llvm::split(text, ',')) {
     int ordinal;
     if (item.trim().getAsInteger(10, ordinal) || ordinal < 0)
@@ -250,11 +230,7 @@ llvm::Error Tuner::applyConstraints() {
 
   // Replaying: how the constraints judge what was recorded (a refused
   // point recorded ok would be a constraint that loses kernels).
-  if (!options.replay.empty()) {
-    llvm::Expected<TuningDatabase> recorded =
-        TuningDatabase::open(options.replay);
-    if (!recorded)
-      return recorded.takeError();
+  if (const TuningDatabase *recorded = measurer->recordings()) {
     std::map<std::string, std::pair<int64_t, int64_t>> byStatus;
     for (const TuningRecord *r : recorded->matching(key.workload, key.device)) {
       llvm::Expected<Candidate> c = space->parse(r->knobs);

@@ -86,6 +86,18 @@ static int error(const Twine &message) {
   return 1;
 }
 
+/// The run options the command line gives (--serve's defaults).
+static tessel::RunOptions commandLineOptions() {
+  tessel::RunOptions options;
+  options.seed = seed;
+  options.warmupMs = warmupMs;
+  options.repeatMs = repeatMs;
+  options.reference = reference;
+  options.tolerance = tolerance;
+  options.flushL2 = !noFlush;
+  return options;
+}
+
 /// Writes one protocol line.
 static void answer(json::Value object) {
   outs() << object << "\n";
@@ -224,14 +236,7 @@ int main(int argc, char **argv) {
       answer(json::Object{{"error", toString(driver.takeError())}});
       return 1;
     }
-    tessel::RunOptions defaults;
-    defaults.seed = seed;
-    defaults.warmupMs = warmupMs;
-    defaults.repeatMs = repeatMs;
-    defaults.reference = reference;
-    defaults.tolerance = tolerance;
-    defaults.flushL2 = !noFlush;
-    return serveRequests(**driver, defaults);
+    return serveRequests(**driver, commandLineOptions());
   }
   if (specPath.empty())
     return error("expected a <function>.launch.json file");
@@ -243,15 +248,8 @@ int main(int argc, char **argv) {
   if (!driver)
     return error(toString(driver.takeError()));
 
-  tessel::RunOptions options;
-  options.seed = seed;
-  options.warmupMs = warmupMs;
-  options.repeatMs = repeatMs;
-  options.reference = reference;
-  options.tolerance = tolerance;
-  options.flushL2 = !noFlush;
   Expected<tessel::RunResult> result = tessel::runHostFunction(
-      **driver, *spec, sys::path::parent_path(specPath), options);
+      **driver, *spec, sys::path::parent_path(specPath), commandLineOptions());
   if (!result)
     return error(toString(result.takeError()));
 

@@ -21,6 +21,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ public:
   virtual unsigned slots() const { return 1; }
   /// The GPU ordinal of `slot`, recorded with its measurements; -1: none.
   virtual int gpu(unsigned slot) const { return -1; }
+  /// The recorded database measurements come from (replay), else null.
+  virtual const TuningDatabase *recordings() const { return nullptr; }
   /// Measures the request on `slot` (< slots()) and sets the record's
   /// status (ok, wrong-output, run-error, crash, timeout, not-recorded),
   /// times, relative error, error and measureMs. Calls on different slots
@@ -53,6 +56,10 @@ public:
                        TuningRecord &record) = 0;
 
 protected:
+  /// Sets the device from the names the GPUs gave: an error unless they
+  /// are one model.
+  llvm::Error setDevice(const std::set<std::string> &names);
+
   std::string deviceName;
 };
 
@@ -63,6 +70,10 @@ struct MeasureOptions {
   double warmupMs = 20, repeatMs = 100;
   std::string workDir; // For the processes' output files.
 };
+
+/// The ordinals of every GPU `runner --list-devices` lists (devices=all).
+llvm::Expected<std::vector<int>> listDevices(const std::string &runner,
+                                             llvm::StringRef workDir);
 
 /// Persistent `runner --serve` workers, one per device, started now (so
 /// that no GPU, or a device of another model, is an error here).

@@ -57,6 +57,9 @@ private:
   std::string pending;   // Read past the last line returned.
 };
 
+/// The first line of a process's message (trimmed), for records and logs.
+std::string firstLine(llvm::StringRef text);
+
 /// Runs `program args...` to completion with a timeout; returns its exit
 /// code (-1: it could not be started, -2: it crashed or timed out, with
 /// `message` saying which), its stdout and its stderr, which pass through
