@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs tessel-opt, tessel-run, libTesselCAPI.so and the shared libraries
+# Packs tessel-db, tessel-opt, tessel-run, libTesselCAPI.so and the shared libraries
 # they need that a GPU host may lack (LLVM 22, z3, ...) into one relocatable
 # archive, with the schedules (and their tuned records) and the Python
 # package, so they run on a machine with an NVIDIA driver and no LLVM (e.g.
@@ -23,7 +23,7 @@ with_tests=0
 if [ "${1:-}" = "--with-tests" ]; then with_tests=1; shift; fi
 build=${1:-build}
 out=${2:-tessel-bundle.tar.xz}
-tools=(tessel-opt tessel-run)
+tools=(tessel-db tessel-opt tessel-run)
 
 # Libraries every glibc-based Linux has, in a version at least as new as
 # Debian 12's; everything else ldd resolves is bundled.

@@ -27,4 +27,4 @@ if [ ! -f "$build/build.ninja" ]; then
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     -DTESSEL_SANITIZE=ON
 fi
-ninja -C "$build" tessel-opt tessel-run tessel-opt-fuzzer tessel-json-fuzzer
+ninja -C "$build" tessel-db tessel-opt tessel-run tessel-opt-fuzzer tessel-json-fuzzer

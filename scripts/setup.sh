@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ python3 ccache
           libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-22
+          # The tuning database.
+          libsqlite3-dev
           # The Python package's tests (CPU torch checks tensor arguments),
           # and its wheel, built offline and installed in a venv.
           python3-pytest python3-numpy python3-torch
@@ -27,4 +29,4 @@ if [ ! -f build/build.ninja ]; then
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit
 fi
-ninja -C build tessel-opt tessel-run TesselCAPI
+ninja -C build tessel-db tessel-opt tessel-run TesselCAPI

@@ -12,5 +12,5 @@ export PATH=/usr/lib/llvm-22/bin:$PATH
 # CHECK line might ignore. Leak checks on (the default).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1}
-ninja -C "$build" tessel-opt tessel-run >/dev/null || exit 1
+ninja -C "$build" tessel-db tessel-opt tessel-run >/dev/null || exit 1
 /usr/lib/llvm-22/bin/lit -sv "$@" "$build/test"

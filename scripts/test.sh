@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/lib/llvm-22/bin:$PATH
-ninja -C build tessel-opt tessel-run TesselCAPI >/dev/null || exit 1
+ninja -C build tessel-db tessel-opt tessel-run TesselCAPI >/dev/null || exit 1
 results=$(mktemp)
 /usr/lib/llvm-22/bin/lit -sv --output "$results" "$@" build/test
 status=$?

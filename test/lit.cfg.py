@@ -33,7 +33,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.tessel_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tessel-opt", "tessel-run"], tool_dirs)
+llvm_config.add_tool_substitutions(["tessel-db", "tessel-opt", "tessel-run"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tessel_tools_dir, append_path=True)
 

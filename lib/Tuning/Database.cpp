@@ -11,8 +11,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <sqlite3.h>
 
 using namespace tessel;
 using llvm::json::Object;
@@ -90,11 +91,9 @@ std::vector<std::string> TuningDatabase::devicesFor(const TuningKey &k) const {
   return devices;
 }
 
-llvm::Expected<TuningDatabase> TuningDatabase::open(llvm::StringRef path) {
-  TuningDatabase db;
-  db.path = path.str();
-  if (!llvm::sys::fs::exists(path))
-    return db;
+/// Reads the JSON database `path` into `records`.
+static llvm::Error readJSON(llvm::StringRef path,
+                            std::vector<TuningRecord> &records) {
   llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file =
       readInputFile(path);
   if (!file)
@@ -112,16 +111,265 @@ llvm::Expected<TuningDatabase> TuningDatabase::open(llvm::StringRef path) {
                 llvm::Twine(root->getInteger("version").value_or(-1)) +
                 " is not supported (expected " + llvm::Twine(kVersion) + ")");
   llvm::json::Path::Root jsonRoot("database");
-  const Value *records = root->get("records");
-  if (!records ||
-      !llvm::json::fromJSON(*records, db.recordList,
+  const Value *value = root->get("records");
+  if (!value ||
+      !llvm::json::fromJSON(*value, records,
                             llvm::json::Path(jsonRoot).field("records"))) {
     std::string message = "missing records";
-    if (records)
+    if (value)
       message = llvm::toString(jsonRoot.getError());
     return fail(path + ": corrupt tuning database: " + message +
                 "; it is left untouched");
   }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// SQLite
+//===----------------------------------------------------------------------===//
+
+/// "TSDB": PRAGMA application_id of a Tessel tuning database, so that another
+/// application's SQLite file is refused rather than written.
+static constexpr int64_t kApplicationId = 0x54534442;
+/// PRAGMA user_version: the schema.
+static constexpr int64_t kSchemaVersion = 1;
+
+/// One row per record: the key and knobs as columns (the unique key of an
+/// upsert) and the whole record as the JSON object the JSON format holds,
+/// so that both formats are parsed by one fromJSON. The `trials` view shows
+/// the usual fields for `sqlite3 tuning.db 'select * from trials'`.
+static constexpr llvm::StringLiteral kSchema = R"sql(
+CREATE TABLE records(
+  id INTEGER PRIMARY KEY,
+  workload TEXT NOT NULL,
+  device TEXT NOT NULL,
+  schedule_hash TEXT NOT NULL,
+  compiler TEXT NOT NULL,
+  knobs TEXT NOT NULL,
+  record TEXT NOT NULL,
+  UNIQUE(workload, device, schedule_hash, compiler, knobs));
+CREATE VIEW trials AS SELECT id, workload, device, knobs,
+  json_extract(record, '$.status') AS status,
+  json_extract(record, '$.median_ms') AS median_ms,
+  json_extract(record, '$.tflops') AS tflops,
+  json_extract(record, '$.gpu') AS gpu,
+  json_extract(record, '$.selected') AS selected,
+  json_extract(record, '$.timestamp') AS timestamp
+  FROM records;
+)sql";
+
+struct TuningDatabase::Sqlite {
+  sqlite3 *handle = nullptr;
+  std::string path;
+  ~Sqlite() { sqlite3_close_v2(handle); }
+
+  llvm::Error error(const llvm::Twine &what) const {
+    return fail(path + ": " + what + ": " + sqlite3_errmsg(handle));
+  }
+  /// Runs `sql` (statements without results).
+  llvm::Error exec(llvm::StringRef sql) const {
+    if (sqlite3_exec(handle, sql.str().c_str(), nullptr, nullptr, nullptr) !=
+        SQLITE_OK)
+      return error("SQLite error");
+    return llvm::Error::success();
+  }
+  /// The integer a PRAGMA returns.
+  llvm::Expected<int64_t> pragma(llvm::StringRef name) const {
+    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt *)> stmt(
+        nullptr, sqlite3_finalize);
+    sqlite3_stmt *raw = nullptr;
+    std::string sql = ("PRAGMA " + name).str();
+    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK)
+      return error("not a Tessel tuning database");
+    stmt.reset(raw);
+    if (sqlite3_step(raw) != SQLITE_ROW)
+      return error("not a Tessel tuning database");
+    return sqlite3_column_int64(raw, 0);
+  }
+};
+
+namespace {
+/// A prepared statement, finalized on scope exit.
+class Statement {
+public:
+  Statement(sqlite3 *db, llvm::StringRef sql) {
+    sqlite3_prepare_v2(db, sql.data(), sql.size(), &stmt, nullptr);
+  }
+  ~Statement() { sqlite3_finalize(stmt); }
+  explicit operator bool() const { return stmt; }
+  void bind(int index, llvm::StringRef text) {
+    sqlite3_bind_text(stmt, index, text.data(), text.size(), SQLITE_TRANSIENT);
+  }
+  void bind(int index, int64_t value) {
+    sqlite3_bind_int64(stmt, index, value);
+  }
+  int step() { return sqlite3_step(stmt); }
+  llvm::StringRef text(int column) {
+    const unsigned char *t = sqlite3_column_text(stmt, column);
+    return t ? llvm::StringRef(reinterpret_cast<const char *>(t),
+                               sqlite3_column_bytes(stmt, column))
+             : llvm::StringRef();
+  }
+  int64_t integer(int column) { return sqlite3_column_int64(stmt, column); }
+
+private:
+  sqlite3_stmt *stmt = nullptr;
+};
+} // namespace
+
+/// Whether `path` is a regular file that starts with SQLite's header.
+static bool isSqliteFile(llvm::StringRef path) {
+  if (!llvm::sys::fs::is_regular_file(path))
+    return false;
+  llvm::Expected<llvm::sys::fs::file_t> fd =
+      llvm::sys::fs::openNativeFileForRead(path);
+  if (!fd) {
+    llvm::consumeError(fd.takeError());
+    return false;
+  }
+  char header[16] = {};
+  llvm::Expected<size_t> n = llvm::sys::fs::readNativeFile(
+      *fd, llvm::MutableArrayRef<char>(header, sizeof(header)));
+  llvm::sys::fs::closeFile(*fd);
+  if (!n) {
+    llvm::consumeError(n.takeError());
+    return false;
+  }
+  return *n == sizeof(header) && llvm::StringRef(header, sizeof(header)) ==
+                                     llvm::StringRef("SQLite format 3\0", 16);
+}
+
+static std::string knobsText(const std::map<std::string, std::string> &knobs) {
+  Object o;
+  for (const auto &[name, value] : knobs)
+    o[name] = value;
+  return llvm::formatv("{0}", Value(std::move(o))).str();
+}
+
+static std::string recordText(const TuningRecord &r) {
+  return llvm::formatv("{0}", toJSON(r)).str();
+}
+
+/// Parses one row's record.
+static llvm::Error parseRecord(llvm::StringRef path, int64_t id,
+                               llvm::StringRef text, TuningRecord &record) {
+  llvm::Expected<Value> json = parseJson(text);
+  llvm::json::Path::Root root("record");
+  if (json && fromJSON(*json, record, root))
+    return llvm::Error::success();
+  std::string message =
+      json ? llvm::toString(root.getError()) : llvm::toString(json.takeError());
+  return fail(path + ": corrupt tuning database: record " + llvm::Twine(id) +
+              ": " + message + "; it is left untouched");
+}
+
+TuningDatabase::TuningDatabase() = default;
+TuningDatabase::TuningDatabase(TuningDatabase &&) = default;
+TuningDatabase &TuningDatabase::operator=(TuningDatabase &&) = default;
+TuningDatabase::~TuningDatabase() = default;
+
+llvm::Error TuningDatabase::openSqlite(bool create) {
+  auto db = std::make_unique<Sqlite>();
+  db->path = path;
+  // Read-write whenever the file allows it: a reader may have to roll back
+  // the journal a killed writer left. Nothing else is written unless this
+  // is a Tessel database.
+  int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+              : llvm::sys::fs::access(path, llvm::sys::fs::AccessMode::Write)
+                  ? SQLITE_OPEN_READONLY
+                  : SQLITE_OPEN_READWRITE;
+  if (sqlite3_open_v2(path.c_str(), &db->handle, flags, nullptr) != SQLITE_OK)
+    return db->error("cannot open tuning database");
+  // Writers wait for each other: one record is a short transaction.
+  sqlite3_busy_timeout(db->handle, 60000);
+
+  llvm::Expected<int64_t> application = db->pragma("application_id");
+  if (!application)
+    return application.takeError();
+  if (*application == 0 && create) {
+    // A new file, or one a concurrent writer is creating: the first to take
+    // the write lock creates the schema, the others then find it.
+    if (llvm::Error e = db->exec("BEGIN IMMEDIATE"))
+      return e;
+    llvm::Expected<int64_t> tables = db->pragma("schema_version");
+    application = db->pragma("application_id");
+    if (!tables || !application) {
+      (void)db->exec("ROLLBACK");
+      return tables ? application.takeError() : tables.takeError();
+    }
+    if (*application == 0 && *tables == 0) {
+      if (llvm::Error e =
+              db->exec((kSchema + llvm::formatv("PRAGMA application_id = {0};"
+                                                "PRAGMA user_version = {1};",
+                                                kApplicationId, kSchemaVersion)
+                                      .str())
+                           .str())) {
+        (void)db->exec("ROLLBACK");
+        return e;
+      }
+      application = kApplicationId;
+    }
+    if (llvm::Error e = db->exec("COMMIT"))
+      return e;
+  }
+  if (*application != kApplicationId)
+    return fail(path + ": not a Tessel tuning database (a SQLite file of "
+                       "another application); it is left untouched");
+  llvm::Expected<int64_t> version = db->pragma("user_version");
+  if (!version)
+    return version.takeError();
+  if (*version != kSchemaVersion)
+    return fail(path + ": tuning database version " + llvm::Twine(*version) +
+                " is not supported (expected " + llvm::Twine(kSchemaVersion) +
+                ")");
+  Statement rows(db->handle, "SELECT id, record FROM records ORDER BY id");
+  if (!rows)
+    return db->error("corrupt tuning database; it is left untouched");
+  int status;
+  while ((status = rows.step()) == SQLITE_ROW) {
+    TuningRecord record;
+    if (llvm::Error e =
+            parseRecord(path, rows.integer(0), rows.text(1), record))
+      return e;
+    recordList.push_back(std::move(record));
+  }
+  if (status != SQLITE_DONE)
+    return db->error("cannot read tuning database");
+  if (create)
+    sqlite = std::move(db);
+  return llvm::Error::success();
+}
+
+llvm::Expected<TuningDatabase> TuningDatabase::open(llvm::StringRef path) {
+  TuningDatabase db;
+  db.path = path.str();
+  if (!llvm::sys::fs::exists(path))
+    return db;
+  llvm::Error e = isSqliteFile(path) ? db.openSqlite(/*create=*/false)
+                                     : readJSON(path, db.recordList);
+  if (e)
+    return std::move(e);
+  return db;
+}
+
+llvm::Expected<TuningDatabase>
+TuningDatabase::openForWriting(llvm::StringRef path) {
+  bool exists = llvm::sys::fs::exists(path);
+  if (exists ? !isSqliteFile(path) : path.ends_with(".json")) {
+    // Say why a file that is not SQLite cannot take records: it is not a
+    // database at all, or a JSON one.
+    if (exists)
+      if (llvm::Expected<TuningDatabase> json = open(path); !json)
+        return json.takeError();
+    return fail(path + ": a JSON tuning database is written only whole (by "
+                       "tessel-db export); record trials in a SQLite one "
+                       "(any other file name, e.g. db=tuning.db) and export "
+                       "it");
+  }
+  TuningDatabase db;
+  db.path = path.str();
+  if (llvm::Error e = db.openSqlite(/*create=*/true))
+    return std::move(e);
   return db;
 }
 
@@ -150,16 +398,56 @@ const TuningRecord *TuningDatabase::best(const TuningKey &key) const {
 llvm::Error
 TuningDatabase::select(const TuningKey &key,
                        const std::map<std::string, std::string> &knobs) {
+  if (!sqlite)
+    return fail("'" + path + "' is not open for writing");
+  // Read, mark and write the key's rows in one transaction: another process
+  // may have added records of the same key since this one was opened.
+  if (llvm::Error e = sqlite->exec("BEGIN IMMEDIATE"))
+    return e;
+  auto rollback = [&](llvm::Error e) {
+    (void)sqlite->exec("ROLLBACK");
+    return e;
+  };
+  Statement rows(sqlite->handle,
+                 "SELECT id, record FROM records WHERE workload = ?1 AND "
+                 "device = ?2 AND schedule_hash = ?3 AND compiler = ?4");
+  rows.bind(1, key.workload);
+  rows.bind(2, key.device);
+  rows.bind(3, key.scheduleHash);
+  rows.bind(4, key.compiler);
+  std::vector<std::pair<int64_t, TuningRecord>> changed;
   bool found = false;
-  for (TuningRecord &r : recordList) {
-    if (!(r.key == key))
-      continue;
-    r.selected = r.knobs == knobs && r.ok();
-    found |= r.selected;
+  int status;
+  while ((status = rows.step()) == SQLITE_ROW) {
+    TuningRecord r;
+    if (llvm::Error e = parseRecord(path, rows.integer(0), rows.text(1), r))
+      return rollback(std::move(e));
+    bool selected = r.knobs == knobs && r.ok();
+    found |= selected;
+    if (selected != r.selected) {
+      r.selected = selected;
+      changed.emplace_back(rows.integer(0), std::move(r));
+    }
   }
+  if (status != SQLITE_DONE)
+    return rollback(sqlite->error("cannot read tuning database"));
   if (!found)
-    return fail("no correct record of the winner to select in '" + path + "'");
-  return save();
+    return rollback(
+        fail("no correct record of the winner to select in '" + path + "'"));
+  for (auto &[id, r] : changed) {
+    Statement update(sqlite->handle,
+                     "UPDATE records SET record = ?1 WHERE id = ?2");
+    update.bind(1, recordText(r));
+    update.bind(2, id);
+    if (update.step() != SQLITE_DONE)
+      return rollback(sqlite->error("cannot write tuning database"));
+  }
+  if (llvm::Error e = sqlite->exec("COMMIT"))
+    return rollback(std::move(e));
+  for (TuningRecord &r : recordList)
+    if (r.key == key)
+      r.selected = r.knobs == knobs && r.ok();
+  return llvm::Error::success();
 }
 
 std::vector<const TuningRecord *>
@@ -172,40 +460,58 @@ TuningDatabase::matching(llvm::StringRef workload,
   return result;
 }
 
-llvm::Error TuningDatabase::add(const TuningRecord &record) {
-  bool replaced = false;
+void TuningDatabase::remember(const TuningRecord &record) {
   for (TuningRecord &r : recordList)
     if (r.key == record.key && r.knobs == record.knobs) {
       r = record;
-      replaced = true;
+      return;
     }
-  if (!replaced)
-    recordList.push_back(record);
-  return save();
+  recordList.push_back(record);
 }
 
-llvm::Error TuningDatabase::save() const {
+llvm::Error TuningDatabase::add(const TuningRecord &record) {
+  return addAll(record);
+}
+
+llvm::Error TuningDatabase::addAll(llvm::ArrayRef<TuningRecord> records) {
+  if (!sqlite)
+    return fail("'" + path + "' is not open for writing");
+  if (llvm::Error e = sqlite->exec("BEGIN IMMEDIATE"))
+    return e;
+  for (const TuningRecord &r : records) {
+    Statement insert(
+        sqlite->handle,
+        "INSERT INTO records(workload, device, schedule_hash, compiler, "
+        "knobs, record) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(workload, "
+        "device, schedule_hash, compiler, knobs) DO UPDATE SET record = "
+        "excluded.record");
+    insert.bind(1, r.key.workload);
+    insert.bind(2, r.key.device);
+    insert.bind(3, r.key.scheduleHash);
+    insert.bind(4, r.key.compiler);
+    insert.bind(5, knobsText(r.knobs));
+    insert.bind(6, recordText(r));
+    if (insert.step() != SQLITE_DONE) {
+      llvm::Error e = sqlite->error("cannot write tuning database");
+      (void)sqlite->exec("ROLLBACK");
+      return e;
+    }
+  }
+  if (llvm::Error e = sqlite->exec("COMMIT")) {
+    (void)sqlite->exec("ROLLBACK");
+    return e;
+  }
+  for (const TuningRecord &r : records)
+    remember(r);
+  return llvm::Error::success();
+}
+
+std::string TuningDatabase::toJSONText() const {
   llvm::json::Array records;
   for (const TuningRecord &r : recordList)
     records.push_back(toJSON(r));
   Value root = Object{{"format", kFormat},
                       {"version", kVersion},
                       {"records", std::move(records)}};
-  // Write a sibling temporary file, then rename it over the database: the
-  // rename is atomic, so readers (and a kill -9) see one whole file.
-  llvm::SmallString<256> temp(path);
-  temp += llvm::formatv(".tmp{0}", llvm::sys::Process::getProcessId()).str();
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(temp, ec);
-    if (ec)
-      return fail("cannot write '" + temp + "': " + ec.message());
-    os << llvm::formatv("{0:1}", root) << "\n";
-    os.close();
-    if (os.has_error())
-      return fail("cannot write '" + temp + "': " + os.error().message());
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(temp, path))
-    return fail("cannot replace '" + path + "': " + ec.message());
-  return llvm::Error::success();
+  return llvm::formatv("{0:1}\n", root).str();
 }

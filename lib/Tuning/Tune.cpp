@@ -39,6 +39,7 @@ void Tune::runOnOperation() {
   o.deviceOrdinal = device;
   o.devices = devices;
   o.measure = measure;
+  o.progress = progress;
   o.timeoutS = timeout;
   o.warmupMs = warmupMs;
   o.repeatMs = repeatMs;

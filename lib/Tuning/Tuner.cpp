@@ -40,6 +40,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <thread>
 
@@ -104,7 +105,19 @@ private:
   /// them on the measurer's slots, reporting each trial in order.
   llvm::Error evaluate(std::vector<Trial> &batch);
   llvm::Error report(const Trial &trial);
+  /// The progress line (progress=): drawn over on a terminal, printed every
+  /// tenth of the budget with progress=lines.
+  void showProgress();
+  void clearProgress();
   void printSummary();
+  /// The knobs the compiler picks for the workload without a tuned record:
+  /// the rule's first choice that compiles; none when the workload is not
+  /// modeled.
+  std::optional<Candidate> ruleDefaults();
+  /// Re-measures the two best of the search and the defaults on fresh
+  /// inputs and returns the winner (see the definition).
+  llvm::Expected<const Trial *>
+  chooseWinner(const std::vector<const Trial *> &ranked);
 
   ModuleOp payload;
   const TuneOptions &options;
@@ -120,10 +133,18 @@ private:
   std::string workDir;
   std::string chip; // options.chip, else the schedule's, else sm_90.
   std::vector<Trial> done;
+  /// Finalists measured only in the final round (the defaults, when the
+  /// search did not try them); a winner may point here.
+  std::deque<Trial> extraFinalists;
   unsigned nextId = 0;
   int64_t cachedCount = 0, measuredCount = 0, replayedCount = 0;
   uint64_t refusedCount = 0;
   double bestMs = std::numeric_limits<double>::infinity();
+  double bestTflops = 0;
+  Clock::time_point startTime = Clock::now();
+  bool liveProgress = false;  // A status line redrawn on a terminal.
+  bool progressShown = false; // It is on the screen now.
+  int64_t progressLinesShown = 0;
 };
 
 } // namespace
@@ -156,6 +177,11 @@ llvm::Error Tuner::setUpMeasurer() {
     key.device = measurer->device();
     return llvm::Error::success();
   }
+  if (options.progress != "auto" && options.progress != "lines" &&
+      options.progress != "none")
+    return fail("progress must be auto, lines or none (got '" +
+                options.progress + "')");
+  liveProgress = options.progress == "auto" && log.is_displayed();
   if (options.measure != "worker" && options.measure != "process")
     return fail("measure must be worker or process (got '" + options.measure +
                 "')");
@@ -369,8 +395,10 @@ llvm::Error Tuner::setUp() {
       return fail("cannot execute ptxas '" + options.ptxas + "'");
   }
 
-  if (!options.db.empty()) {
-    llvm::Expected<TuningDatabase> d = TuningDatabase::open(options.db);
+  // A replay records nothing: replayed times are not measurements.
+  if (!options.db.empty() && measurer->needsKernels()) {
+    llvm::Expected<TuningDatabase> d =
+        TuningDatabase::openForWriting(options.db);
     if (!d)
       return d.takeError();
     db = std::move(*d);
@@ -395,11 +423,19 @@ void Tuner::measure(Trial &trial, unsigned slot, uint64_t inputSeed) {
 
 llvm::Error Tuner::report(const Trial &trial) {
   const TuningRecord &r = trial.record;
-  if (r.ok())
-    bestMs = std::min(bestMs, r.medianMs);
+  if (r.ok() && r.medianMs < bestMs) {
+    bestMs = r.medianMs;
+    bestTflops = r.tflops;
+  }
   strategy->observe(trial.candidate,
                     r.ok() ? r.medianMs
                            : std::numeric_limits<double>::infinity());
+  // The record first: a trial in the log is in the database, even when the
+  // tuner is killed right after.
+  if (db && trial.origin == Trial::Origin::Compiled)
+    if (llvm::Error e = db->add(r))
+      return e;
+  clearProgress();
   log << llvm::formatv("[tune] {0,4}/{1} {2,-13} ", done.size(), options.budget,
                        r.status);
   if (r.ok())
@@ -412,10 +448,43 @@ llvm::Error Tuner::report(const Trial &trial) {
   if (std::isfinite(bestMs))
     log << llvm::formatv("  best {0:f4} ms", bestMs);
   log << "\n";
+  showProgress();
   log.flush();
-  if (db && trial.origin == Trial::Origin::Compiled)
-    return db->add(r);
   return llvm::Error::success();
+}
+
+void Tuner::showProgress() {
+  int64_t budget = std::max<int64_t>(options.budget, 1);
+  int64_t trials = done.size();
+  if (!liveProgress && (options.progress != "lines" ||
+                        trials * 10 / budget <= progressLinesShown))
+    return;
+  progressLinesShown = trials * 10 / budget;
+  double elapsedS = msSince(startTime) / 1e3;
+  // The time left at the pace so far, within the time budget.
+  double leftS = elapsedS / trials * (budget - trials);
+  if (options.timeBudgetS > 0)
+    leftS = std::min(leftS, std::max(0.0, options.timeBudgetS - elapsedS));
+  std::string best =
+      std::isfinite(bestMs)
+          ? llvm::formatv("best {0:f4} ms ({1:f1} TFLOP/s)", bestMs, bestTflops)
+                .str()
+          : std::string("no correct candidate yet");
+  if (liveProgress)
+    log << "\r\x1b[K"; // Back to the line's start, erase it.
+  log << llvm::formatv("[tune] {0}/{1} trials, {2}, {3:f1} s elapsed, about "
+                       "{4:f0} s left",
+                       trials, budget, best, elapsedS, leftS);
+  if (liveProgress)
+    progressShown = true;
+  else
+    log << "\n";
+}
+
+void Tuner::clearProgress() {
+  if (progressShown)
+    log << "\r\x1b[K";
+  progressShown = false;
 }
 
 llvm::Error Tuner::evaluate(std::vector<Trial> &batch) {
@@ -517,6 +586,169 @@ void Tuner::printSummary() {
                          firstLine(trials.front()->record.error));
 }
 
+std::optional<Candidate> Tuner::ruleDefaults() {
+  std::optional<ProblemShape> problem = parseWorkloadKey(key.workload);
+  if (!problem)
+    return std::nullopt;
+  ChipLimits limits = chipLimits(chip);
+  // As --tessel-apply-schedule without a record: the rule's ranking, the
+  // first that the schedule accepts.
+  for (const Candidate &c :
+       rankByRule(*space, *problem, limits, /*fixed=*/{}, /*limit=*/16))
+    if (whyRefused(*space, c, *problem, limits).empty())
+      return c;
+  return std::nullopt;
+}
+
+llvm::Expected<const Trial *>
+Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
+  // The finalists: the two best of the search and the defaults. Each is
+  // measured kRounds times, alternating, on fresh inputs every round, so
+  // the winner is checked on more than the inputs it was selected on; a
+  // finalist that fails a check is out.
+  constexpr int kRounds = 5;
+  struct Finalist {
+    const Trial *source;
+    Trial trial;
+    std::string role;
+    std::vector<double> times;
+    bool failed = false;
+    bool isDefaults = false;
+  };
+  std::vector<Finalist> finalists;
+  for (size_t i = 0; i < std::min<size_t>(ranked.size(), 2); ++i)
+    finalists.push_back(
+        {ranked[i], *ranked[i], i == 0 ? "best of the search" : "runner-up"});
+  if (std::optional<Candidate> defaults = ruleDefaults()) {
+    auto same = llvm::find_if(finalists, [&](const Finalist &f) {
+      return f.trial.candidate == *defaults;
+    });
+    if (same != finalists.end()) {
+      same->role += ", the defaults";
+      same->isDefaults = true;
+    } else {
+      // Measured in the search (perhaps not correct there), or not at all.
+      Trial t;
+      t.candidate = *defaults;
+      t.record.key = key;
+      t.record.knobs = space->values(*defaults);
+      t.record.timestamp = nowIso();
+      const Trial *searched = nullptr;
+      for (const Trial &d : done)
+        if (d.candidate == *defaults)
+          searched = &d;
+      if (searched && !searched->record.ok()) {
+        // Knobs that failed once are no candidate, however they do now.
+        log << "[tune] the defaults " << space->assignment(*defaults)
+            << " failed in the search (" << searched->record.status
+            << "): the tuned knobs are kept without comparing\n";
+      } else {
+        finalists.push_back({searched, t, "the defaults"});
+        finalists.back().isDefaults = true;
+      }
+    }
+  }
+  if (finalists.size() < 2)
+    return ranked.front();
+
+  for (Finalist &f : finalists) {
+    f.trial.record.status.clear();
+    f.trial.specPath.clear();
+    f.trial.id = nextId++;
+  }
+  {
+    // Cached records have no kernels on disk any more.
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(options.jobs));
+    for (Finalist &f : finalists)
+      pool.async([this, &f] { compile(f.trial); });
+    pool.wait();
+  }
+  std::optional<TuningRecord> defaultsRecord;
+  for (int round = 0; round < kRounds; ++round)
+    for (Finalist &f : finalists) {
+      if (f.trial.specPath.empty() || !f.trial.record.status.empty()) {
+        f.failed = true; // Did not compile, or spilled.
+        continue;
+      }
+      Trial t = f.trial;
+      measure(t, /*slot=*/0, /*inputSeed=*/2 + round);
+      if (!t.record.ok()) {
+        f.failed = true;
+        continue;
+      }
+      f.times.push_back(t.record.medianMs);
+      if (f.isDefaults && !f.source && !defaultsRecord)
+        defaultsRecord = t.record;
+    }
+
+  auto median = [](std::vector<double> v) {
+    llvm::sort(v);
+    return v[v.size() / 2];
+  };
+  // The noise: the largest spread of one finalist's times, relative to its
+  // median.
+  double noise = 0;
+  for (Finalist &f : finalists)
+    if (!f.failed) {
+      auto [lo, hi] = std::minmax_element(f.times.begin(), f.times.end());
+      noise = std::max(noise, (*hi - *lo) / median(f.times));
+    }
+  log << llvm::formatv("[tune] re-measured {0} finalists on fresh inputs, {1} "
+                       "rounds each (noise {2:f1}%):\n",
+                       finalists.size(), kRounds, 100 * noise);
+  for (Finalist &f : finalists) {
+    if (f.failed)
+      log << "[tune]   failed    ";
+    else
+      log << llvm::formatv("[tune]   {0,9:f4} ms ", median(f.times));
+    log << space->assignment(f.trial.candidate) << "  (" << f.role << ")";
+    log << (f.failed ? ": failed on fresh inputs: not a winner" : "") << "\n";
+  }
+
+  // The fastest of the search's finalists, then against the defaults.
+  Finalist *tuned = nullptr, *defaults = nullptr;
+  for (Finalist &f : finalists) {
+    if (f.failed)
+      continue;
+    if (f.isDefaults)
+      defaults = &f;
+    if (f.role != "the defaults" &&
+        (!tuned || median(f.times) < median(tuned->times)))
+      tuned = &f;
+  }
+  if (!tuned && !defaults)
+    return fail("every finalist (the two best and the defaults) failed the "
+                "check on fresh inputs; no verified winner");
+  Finalist *chosen = tuned ? tuned : defaults;
+  if (tuned && defaults && tuned != defaults) {
+    double gain = 1 - median(tuned->times) / median(defaults->times);
+    if (gain > noise) {
+      log << llvm::formatv("[tune] the tuned knobs beat the defaults by "
+                           "{0:f1}%, beyond the noise\n",
+                           100 * gain);
+    } else {
+      log << llvm::formatv("[tune] the tuned knobs are within the noise of "
+                           "the defaults ({0:f1}% faster, noise {1:f1}%): "
+                           "keeping the defaults\n",
+                           100 * gain, 100 * noise);
+      chosen = defaults;
+    }
+  } else if (!tuned) {
+    log << "[tune] the search's finalists failed: keeping the defaults\n";
+  }
+  if (chosen->source)
+    return chosen->source;
+  // The defaults, never measured correct in the search: their record is
+  // the first fresh-input measurement, so that the database can say which
+  // knobs won.
+  Trial &t = extraFinalists.emplace_back(chosen->trial);
+  t.record = *defaultsRecord;
+  if (db)
+    if (llvm::Error e = db->add(t.record))
+      return std::move(e);
+  return &t;
+}
+
 llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
   if (llvm::Error e = setUp())
     return std::move(e);
@@ -528,12 +760,14 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
                        key.workload, key.device, space->knobs().size(),
                        space->size(), options.strategy, options.budget,
                        measurer->needsKernels() ? "" : " (replay)", gpus);
-  Clock::time_point start = Clock::now();
+  startTime = Clock::now();
   // A fixed batch (not the core count): the strategy learns between
   // batches, so the search is the same on every machine for a given seed.
   constexpr unsigned batchSize = 16;
   while ((int64_t)done.size() < options.budget) {
-    if (options.timeBudgetS > 0 && msSince(start) > options.timeBudgetS * 1e3) {
+    if (options.timeBudgetS > 0 &&
+        msSince(startTime) > options.timeBudgetS * 1e3) {
+      clearProgress();
       log << "[tune] time budget reached\n";
       break;
     }
@@ -544,9 +778,12 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
     std::vector<Trial> batch;
     for (Candidate &c : proposals)
       batch.push_back({c, {}, nextId++, ""});
-    if (llvm::Error e = evaluate(batch))
+    if (llvm::Error e = evaluate(batch)) {
+      clearProgress();
       return std::move(e);
+    }
   }
+  clearProgress();
   printSummary();
 
   std::vector<const Trial *> ok;
@@ -559,60 +796,33 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
     return a->record.medianMs < b->record.medianMs;
   });
   const Trial *winner = ok.front();
-
-  // Noise must not pick the winner: re-measure it against the runner-up,
-  // alternating, and keep the one with the lower median of medians.
-  // (Not when nothing new was measured: the records were verified when
-  // they were made, and a cache hit must not touch the GPU.)
-  if (ok.size() >= 2 && measurer->needsKernels() && measuredCount > 0) {
-    std::vector<Trial> finalists = {*ok[0], *ok[1]};
-    std::vector<double> times[2];
-    for (Trial &f : finalists) {
-      f.record.status.clear();
-      f.specPath.clear();
-      f.id = nextId++;
+  // Noise must not pick the winner, nor keep tuned knobs that are no
+  // faster than what the compiler picks without them (not when nothing new
+  // was measured: the records were verified when they were made, and a
+  // cache hit must not touch the GPU).
+  if (measurer->needsKernels() && measuredCount > 0) {
+    llvm::Expected<const Trial *> chosen = chooseWinner(ok);
+    if (!chosen)
+      return chosen.takeError();
+    winner = *chosen;
+  } else if (const TuningRecord *selected = db ? db->best(key) : nullptr;
+             selected && selected->selected) {
+    // Nothing new: the verdict of the run that measured these records.
+    const Trial *found = nullptr;
+    for (const Trial &t : done)
+      if (t.record.knobs == selected->knobs)
+        found = &t;
+    llvm::Expected<Candidate> c = space->parse(selected->knobs);
+    if (!found && c) {
+      Trial &t = extraFinalists.emplace_back();
+      t.candidate = *c;
+      t.record = *selected;
+      found = &t;
+    } else if (!c) {
+      llvm::consumeError(c.takeError());
     }
-    for (Trial &f : finalists)
-      compile(f); // Cached records have no kernels on disk any more.
-    // Fresh inputs every round: the winner is checked on more than the
-    // inputs it was selected on; a finalist that fails is out.
-    bool failedCheck[2] = {false, false};
-    for (int round = 0; round < 3; ++round)
-      for (int i = 0; i < 2; ++i) {
-        Trial t = finalists[i];
-        if (t.specPath.empty()) {
-          failedCheck[i] = true;
-          continue;
-        }
-        measure(t, /*slot=*/0, /*inputSeed=*/2 + round);
-        if (t.record.ok())
-          times[i].push_back(t.record.medianMs);
-        else
-          failedCheck[i] = true;
-      }
-    for (int i = 0; i < 2; ++i) {
-      if (!failedCheck[i])
-        continue;
-      times[i].clear();
-      log << "[tune] " << space->assignment(finalists[i].candidate)
-          << " failed on fresh inputs: not a winner\n";
-    }
-    if (failedCheck[0] && failedCheck[1])
-      return fail("the two best candidates failed the check on fresh "
-                  "inputs; no verified winner");
-    auto median = [](std::vector<double> v) {
-      if (v.empty())
-        return std::numeric_limits<double>::infinity();
-      llvm::sort(v);
-      return v[v.size() / 2];
-    };
-    double a = median(times[0]), b = median(times[1]);
-    log << llvm::formatv("[tune] re-measured the two best: {0:f4} ms ({1}) vs "
-                         "{2:f4} ms ({3})\n",
-                         a, space->assignment(ok[0]->candidate), b,
-                         space->assignment(ok[1]->candidate));
-    if (b < a)
-      winner = ok[1];
+    if (found)
+      winner = found;
   }
   log << "[tune] winner: " << space->assignment(winner->candidate) << "\n";
   // Readers of the database (db=) get the same verdict, not the record

@@ -154,14 +154,25 @@ def cmd_show(args):
     return 0
 
 
+def _devices(text):
+    """--devices: "all" or ordinals separated by commas; None: unset."""
+    if text is None or text == "all":
+        return text
+    try:
+        return [int(d) for d in text.split(",")]
+    except ValueError:
+        raise TesselError(f"--devices takes 'all' or CUDA ordinals separated "
+                          f"by commas, not '{text}'") from None
+
+
 def cmd_tune(args):
     from .compiler import tune_matmul_relu
     compiled = tune_matmul_relu(
         args.m, args.n, args.k, args.dtype, schedule=args.schedule, db=args.db,
         budget=args.budget, strategy=args.strategy, seed=args.seed,
         device_ordinal=args.device, chip=args.chip, replay=args.replay,
-        replay_device=args.replay_device)
-    print(compiled.log, end="" if compiled.log.endswith("\n") else "\n")
+        replay_device=args.replay_device, devices=_devices(args.devices),
+        verbose=True)  # The report streams to stderr as the tuner runs.
     print(_describe(compiled.directory, compiled.launch_file))
     return 0
 
@@ -300,6 +311,8 @@ def parser():
     s.add_argument("--strategy", default="evolutionary")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--device", type=int, default=0, help="CUDA ordinal")
+    s.add_argument("--devices", help="GPUs measuring at once: 'all' or "
+                   "ordinals separated by commas (default: --device)")
     s.add_argument("--replay", type=pathlib.Path,
                    help="take measurements from this database (no GPU)")
     s.add_argument("--replay-device")

@@ -15,6 +15,7 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 import tempfile
 
 from . import install
@@ -133,8 +134,8 @@ def target_chip(schedule, chip):
 
 
 def user_database():
-    """The database tessel.tune writes by default."""
-    return install.cache_dir() / "tuning.json"
+    """The database tessel.tune writes by default (SQLite)."""
+    return install.cache_dir() / "tuning.db"
 
 
 def default_databases(schedules):
@@ -142,7 +143,8 @@ def default_databases(schedules):
     records shipped for each schedule (schedules/tuned/<schedule>-*.json)."""
     if isinstance(schedules, (str, pathlib.Path)):
         schedules = [schedules]
-    dbs = [user_database()]
+    # tuning.json: the user's database before it was SQLite, still read.
+    dbs = [user_database(), install.cache_dir() / "tuning.json"]
     for schedule in map(pathlib.Path, schedules):
         dbs += sorted((schedule.parent / "tuned").glob(f"{schedule.stem}-*.json"))
     return [db for db in dict.fromkeys(dbs) if db.is_file()]
@@ -178,9 +180,24 @@ def _tool_identity(path):
     return f"{os.path.realpath(path)}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def _run(cmd, what):
-    result = subprocess.run([str(c) for c in cmd], capture_output=True,
-                            text=True)
+def _run(cmd, what, echo=None):
+    """Runs a tool; with `echo` (a text stream), its stderr is also copied
+    there line by line as it comes."""
+    if echo is None:
+        result = subprocess.run([str(c) for c in cmd], capture_output=True,
+                                text=True)
+    else:
+        # One pipe for both streams: reading one while the other fills up
+        # could block the tool.
+        with subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True) as p:
+            lines = []
+            for line in p.stdout:
+                echo.write(line)
+                echo.flush()
+                lines.append(line)
+        result = subprocess.CompletedProcess(p.args, p.returncode, "",
+                                             "".join(lines))
     if result.returncode != 0:
         raise TesselError(f"{what} failed (tessel-opt exit "
                           f"{result.returncode}):\n{result.stderr.strip()}")
@@ -308,7 +325,7 @@ def _compile(ir, function, workload, shape, dtype, *, schedule, knobs,
 def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
                      budget=40, strategy="evolutionary", seed=1,
                      device_ordinal=0, devices=None, chip="sm_90",
-                     replay=None, replay_device=None, verbose=False):
+                     replay=None, replay_device=None, verbose=None):
     """Tunes the schedule's knobs for one shape on the GPU, records every
     trial in `db` (default: user_database()), where matmul_relu then finds
     the winner, and returns the winner, compiled, with the tuner's report
@@ -319,7 +336,14 @@ def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
     each: a list of CUDA ordinals, or "all" (default: device_ordinal alone).
     replay: take measurements from a recorded database instead of a GPU
     (nothing is written to `db` then: replayed times are not measurements).
+    verbose: print the tuner's report on stderr as it runs, each trial and a
+    progress line (trials, best, elapsed, time left) every tenth of the
+    budget; the default is $TESSEL_PRINT_AUTOTUNING=1 (as Triton's
+    TRITON_PRINT_AUTOTUNING).
     """
+    if verbose is None:
+        verbose = os.environ.get("TESSEL_PRINT_AUTOTUNING", "") not in (
+            "", "0")
     workload = matmul_relu_key(m, n, k, dtype)
     schedules, chip = _schedules_and_target(
         schedule or default_schedule(dtype, chip, (m, n, k)), dtype, chip)
@@ -349,11 +373,12 @@ def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
                           _tool_identity(opt)))
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "input.mlir").write_text(ir)
-    result = _run([opt, directory / "input.mlir", f"--tessel-tune={options}",
+    progress = "lines" if verbose else "none"
+    result = _run([opt, directory / "input.mlir",
+                   f"--tessel-tune={options} progress={progress}",
                    f"--tessel-lower-to-ptx=chip={chip}",
                    f"--tessel-export-kernels=dir={directory}", "-o",
-                   os.devnull], f"tuning '{workload}' with {schedule.name}")
+                   os.devnull], f"tuning '{workload}' with {schedule.name}",
+                  echo=sys.stderr if verbose else None)
     log = result.stdout + result.stderr
-    if verbose:
-        print(log, end="")
     return _finish(directory, workload, chip, f"tune: {db}", log)

@@ -1,6 +1,7 @@
-"""Reading Tessel's tuning databases (the JSON files --tessel-tune writes).
+"""Reading Tessel's tuning databases: the SQLite files --tessel-tune writes
+and the JSON files `tessel-db export` writes (schedules/tuned/).
 
-The format is documented in docs/tuning.md. `Database.best` picks the record
+Both formats are documented in docs/tuning.md. `Database.best` picks the record
 tessel-opt's `db=` option applies: the one the tuner marked "selected", else
 the fastest correct one.
 """
@@ -8,11 +9,16 @@ the fastest correct one.
 import dataclasses
 import json
 import pathlib
+import sqlite3
 
 from .errors import TesselError
 
 FORMAT = "tessel-tuning-db"
 VERSION = 1
+# A SQLite tuning database: PRAGMA application_id ("TSDB") and user_version.
+SQLITE_APPLICATION_ID = 0x54534442
+SQLITE_VERSION = 1
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,10 +54,18 @@ class Database:
     def open(cls, path):
         path = pathlib.Path(path)
         try:
-            text = path.read_text()
+            with open(path, "rb") as f:
+                header = f.read(len(SQLITE_HEADER))
         except OSError as e:
             raise TesselError(f"cannot read tuning database '{path}': "
                               f"{e.strerror}") from None
+        if header == SQLITE_HEADER:
+            return cls(cls._parse(path, cls._sqlite_records(path)), path)
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            raise TesselError(f"cannot read tuning database '{path}': "
+                              f"{getattr(e, 'strerror', None) or e}") from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
@@ -67,6 +81,42 @@ class Database:
         records = data.get("records")
         if not isinstance(records, list):
             raise TesselError(f"{path}: \"records\" must be a list")
+        return cls(cls._parse(path, records), path)
+
+    @staticmethod
+    def _sqlite_records(path):
+        """The records of a SQLite tuning database, as JSON objects."""
+        try:
+            # Read-only: Python never writes a tuning database.
+            con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            try:
+                app = con.execute("PRAGMA application_id").fetchone()[0]
+                version = con.execute("PRAGMA user_version").fetchone()[0]
+                if app != SQLITE_APPLICATION_ID:
+                    raise TesselError(f"{path}: not a Tessel tuning database "
+                                      "(a SQLite file of another application)")
+                if version != SQLITE_VERSION:
+                    raise TesselError(f"{path}: tuning database version "
+                                      f"{version}; this Tessel reads version "
+                                      f"{SQLITE_VERSION}")
+                rows = con.execute(
+                    "SELECT id, record FROM records ORDER BY id").fetchall()
+            finally:
+                con.close()
+        except sqlite3.Error as e:
+            raise TesselError(f"{path}: not a Tessel tuning database: {e}") \
+                from None
+        records = []
+        for row_id, text in rows:
+            try:
+                records.append(json.loads(text))
+            except (TypeError, json.JSONDecodeError) as e:
+                raise TesselError(f"{path}: corrupt tuning database: record "
+                                  f"{row_id}: {e}") from None
+        return records
+
+    @staticmethod
+    def _parse(path, records):
         parsed = []
         for i, r in enumerate(records):
             missing = [f for f in _REQUIRED if f not in r] \
@@ -81,7 +131,7 @@ class Database:
                 median_ms=float(r.get("median_ms", 0.0)),
                 tflops=float(r.get("tflops", 0.0)),
                 selected=bool(r.get("selected", False)), raw=r))
-        return cls(parsed, path)
+        return parsed
 
     def matching(self, workload, device=None, schedule_hash=None):
         """Records of `workload` (on `device`, for `schedule_hash`)."""

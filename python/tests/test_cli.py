@@ -68,6 +68,7 @@ def test_show_given_knobs(capsys):
     (["show", "SCHEDULE-5"], '"schedule" must be an object'),
     (["show", "KNOBS-LIST"], '"schedule" must be an object'),
     (["plot", "/nonexistent.json"], "cannot read tuning database"),
+    (["tune", 64, 64, 64, "--devices", "0,x"], "--devices takes 'all'"),
 ])
 def test_errors(capsys, tmp_path, argv, message):
     # Corrupt launch files, named by placeholders.
@@ -123,3 +124,17 @@ def test_race_needs_a_gpu(capsys):
         cli.main(["race", "--dtypes", "f16", "--shapes", "64"])
     assert e.value.code == 1
     assert "tessel race" in capsys.readouterr().err
+
+
+def test_tune_streams_its_report(capsys, tmp_path):
+    # The report reaches stderr as the tuner runs (replayed: no GPU), with
+    # progress lines; stdout says what was compiled.
+    status, out, err = run(
+        capsys, "tune", 1024, 1024, 1024, "--dtype", "f16", "--budget", 10,
+        "--schedule", ROOT / "schedules" / "matmul_relu_mma.mlir",
+        "--db", tmp_path / "t.db",
+        "--replay", ROOT / "schedules/tuned/matmul_relu_mma-h100.json")
+    assert status == 0
+    assert "[tune]   10/10 " in err and "[tune] winner: " in err
+    assert "[tune] 10/10 trials, best " in err and " s left" in err
+    assert "matmul_relu" in out and "[tune]" not in out

@@ -186,7 +186,7 @@ def test_missing_tools(monkeypatch, tmp_path):
 
 def test_tune_by_replay(tmp_path):
     # The tuner without a GPU: measurements replayed from the shipped records.
-    db = tmp_path / "tuning.json"
+    db = tmp_path / "tuning.db"
     c = tessel.tune_matmul_relu(
         1024, 1024, 1024, "f16", db=db, budget=6, schedule=MMA,
         replay=ROOT / "schedules/tuned/matmul_relu_mma-h100.json")
@@ -198,11 +198,26 @@ def test_tune_by_replay(tmp_path):
     assert c.source == f"tune: {db}" and not db.exists()
 
 
+def test_tune_verbose_prints_as_it_runs(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("TESSEL_PRINT_AUTOTUNING", "1")
+    c = tessel.tune_matmul_relu(
+        1024, 1024, 1024, "f16", db=tmp_path / "t.db", budget=6,
+        schedule=MMA, replay=ROOT / "schedules/tuned/matmul_relu_mma-h100.json")
+    err = capsys.readouterr().err
+    assert "[tune]    6/6 " in err and "[tune] 6/6 trials, best " in err
+    assert c.log == err
+    monkeypatch.setenv("TESSEL_PRINT_AUTOTUNING", "0")
+    tessel.tune_matmul_relu(
+        1024, 1024, 1024, "f16", db=tmp_path / "t.db", budget=6,
+        schedule=MMA, replay=ROOT / "schedules/tuned/matmul_relu_mma-h100.json")
+    assert capsys.readouterr().err == ""
+
+
 @pytest.mark.parametrize("devices", [[], [-1], "some"])
 def test_tune_refuses_bad_devices(tmp_path, devices):
     with pytest.raises((ValueError, TypeError)):
         tessel.tune_matmul_relu(
-            1024, 1024, 1024, "f16", db=tmp_path / "t.json", budget=1,
+            1024, 1024, 1024, "f16", db=tmp_path / "t.db", budget=1,
             schedule=MMA, devices=devices,
             replay=ROOT / "schedules/tuned/matmul_relu_mma-h100.json")
 

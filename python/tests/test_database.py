@@ -54,3 +54,34 @@ def test_bad_databases(tmp_path, text, message):
 def test_missing_database(tmp_path):
     with pytest.raises(tessel.TesselError, match="cannot read"):
         tessel.Database.open(tmp_path / "none.json")
+
+
+def test_sqlite_database_reads_like_its_json_export(tmp_path):
+    # The tuner writes SQLite; tessel-db imports and exports the reviewable
+    # JSON. Both formats read to the same records.
+    import subprocess
+    from tessel import install
+    db = tmp_path / "tuning.db"
+    subprocess.run([install.tool("tessel-db"), "import", SHIPPED, "-o", db],
+                   check=True, capture_output=True)
+    from_sqlite = tessel.Database.open(db)
+    from_json = tessel.Database.open(SHIPPED)
+    assert len(from_sqlite.records) == len(from_json.records) > 0
+    assert from_sqlite.records == from_json.records
+    key = tessel.matmul_relu_key(4096, 4096, 4096, "f16")
+    assert from_sqlite.best(key, H100) == from_json.best(key, H100)
+
+
+def test_bad_sqlite_databases(tmp_path):
+    import sqlite3
+    foreign = tmp_path / "foreign.db"
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE records(x)")
+    con.commit()
+    con.close()
+    with pytest.raises(tessel.TesselError, match="another application"):
+        tessel.Database.open(foreign)
+    truncated = tmp_path / "truncated.db"
+    truncated.write_bytes(foreign.read_bytes()[:200])
+    with pytest.raises(tessel.TesselError, match="not a Tessel tuning database"):
+        tessel.Database.open(truncated)

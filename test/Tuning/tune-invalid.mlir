@@ -3,7 +3,7 @@
 
 // RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir budget=0 runner=%S/Inputs/fake-runner.py" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BUDGET
-// BUDGET: tune-invalid.mlir:[[@LINE+62]]:1: error: tessel-tune: budget must be at least 1 trial (got 0)
+// BUDGET: tune-invalid.mlir:[[@LINE+86]]:1: error: tessel-tune: budget must be at least 1 trial (got 0)
 
 // RUN: not tessel-opt %s --tessel-tune="schedule=%S/Inputs/no-knobs.mlir runner=%S/Inputs/fake-runner.py" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOKNOBS
@@ -28,6 +28,30 @@
 // RUN:   | FileCheck %s --check-prefix=FOREIGN
 // RUN: cmp %t.foreign.json %t.foreign.orig
 // FOREIGN: error: tessel-tune: {{.*}}foreign.json: not a Tessel tuning database (no "format": "tessel-tuning-db"); it is left untouched
+
+// The tuner writes SQLite: a JSON database is written only by export, and
+// a SQLite file of another application or a damaged one is left untouched.
+// RUN: rm -f %t.new.json
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir db=%t.new.json runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=JSON-DB
+// RUN: not ls %t.new.json
+// JSON-DB: error: tessel-tune: {{.*}}new.json: a JSON tuning database is written only whole (by tessel-db export); record trials in a SQLite one
+// RUN: rm -f %t.other.db
+// RUN: %python -c "import sqlite3; c = sqlite3.connect('%t.other.db'); c.execute('create table t(x)'); c.commit()"
+// RUN: cp %t.other.db %t.other.orig
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir db=%t.other.db runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=OTHER-DB
+// RUN: cmp %t.other.db %t.other.orig
+// OTHER-DB: error: tessel-tune: {{.*}}other.db: not a Tessel tuning database (a SQLite file of another application); it is left untouched
+// RUN: head -c 3000 %t.other.orig > %t.cut.db && cp %t.cut.db %t.cut.orig
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir db=%t.cut.db runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CUT-DB
+// RUN: cmp %t.cut.db %t.cut.orig
+// CUT-DB: error: tessel-tune: {{.*}}cut.db: not a Tessel tuning database: {{.*}}
+
+// RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir progress=bars runner=%S/Inputs/fake-runner.py" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PROGRESS
+// PROGRESS: error: tessel-tune: progress must be auto, lines or none (got 'bars')
 
 // RUN: not tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir replay=%t.missing.json" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REPLAY

@@ -2,14 +2,15 @@
 // the stand-in runner: the key names its layout, operands and epilogue;
 // failures are recorded, a winner is applied, and a second run is served
 // from the database.
-// RUN: rm -f %t.json
+// RUN: rm -f %t.db
 // RUN: tessel-opt %S/Inputs/linear-bias-gelu-tanh-512x256x128-f32.mlir \
-// RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=12 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
+// RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=12 seed=3 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
 // RUN:   -o %t.tuned.mlir 2> %t.log
 // RUN: FileCheck %s --input-file=%t.log
 // RUN: tessel-opt %S/Inputs/linear-bias-gelu-tanh-512x256x128-f32.mlir \
-// RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=12 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
+// RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=12 seed=3 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CACHED
+// RUN: tessel-db export %t.db -o %t.json
 // RUN: FileCheck %s --check-prefix=DB --input-file=%t.json
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t.tuned.mlir
 

@@ -2,11 +2,12 @@
 // candidate that spills is rejected before it is measured. A stand-in ptxas
 // (Inputs/fake-ptxas.py) makes every 16 x 16-thread kernel spill.
 
-// RUN: rm -f %t.json
+// RUN: rm -f %t.db
 // RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
-// RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=random budget=24 seed=2 db=%t.json runner=%S/Inputs/fake-runner.py timeout=10 ptxas=%S/Inputs/fake-ptxas.py" \
+// RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=random budget=24 seed=2 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=%S/Inputs/fake-ptxas.py" \
 // RUN:   -o /dev/null 2> %t.log
 // RUN: FileCheck %s --input-file=%t.log
+// RUN: tessel-db export %t.db -o %t.json
 // RUN: python3 -c "import json; rs = json.load(open('%t.json'))['records']; \
 // RUN:   print(sorted({(r['status'], r['registers'], r['spill_bytes'], r['measure_ms'] == 0) for r in rs if r['status'] in ('ok', 'spills')}))" \
 // RUN:   | FileCheck %s --check-prefix=DB

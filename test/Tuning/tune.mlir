@@ -4,27 +4,28 @@
 // Every failure is recorded with its reason, the search goes on, the winner
 // is applied, and a second run is served from the database.
 
-// RUN: rm -f %t.json
-// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
+// RUN: rm -f %t.db
+// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
 // RUN:   -o %t.tuned.mlir 2> %t.log
 // RUN: FileCheck %s --input-file=%t.log
+// RUN: tessel-db export %t.db -o %t.json
 // RUN: python3 %S/Inputs/check-db.py %t.json %t.log | FileCheck %s --check-prefix=DB
 
 // A second run measures nothing and picks the same winner.
-// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.json runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
+// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CACHED
 
 // --tessel-apply-schedule takes the database's best knobs: the same IR as
 // the tuning pass left, but for how each names the knobs' source.
-// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir db=%t.json" \
+// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_simt.mlir db=%t.db" \
 // RUN:   -o %t.applied.mlir
 // RUN: sed 's/knob_source = "[^"]*", //' %t.tuned.mlir > %t.tuned.nosource.mlir
 // RUN: sed 's/knob_source = "[^"]*", //' %t.applied.mlir > %t.applied.nosource.mlir
 // RUN: diff %t.tuned.nosource.mlir %t.applied.nosource.mlir
 // RUN: FileCheck %s --check-prefix=SOURCE --input-file=%t.tuned.mlir
-// SOURCE: knob_source = "tuned by tessel-tune in {{.*}}.json"
+// SOURCE: knob_source = "tuned by tessel-tune in {{.*}}.db"
 // RUN: FileCheck %s --check-prefix=SOURCE-DB --input-file=%t.applied.mlir
-// SOURCE-DB: knob_source = "tuned on Fake GPU (sm_90) in {{.*}}.json"
+// SOURCE-DB: knob_source = "tuned on Fake GPU (sm_90) in {{.*}}.db"
 // RUN: FileCheck %s --check-prefix=IR --input-file=%t.tuned.mlir
 
 // Candidates the schedule would refuse are left out before compiling.
@@ -38,8 +39,15 @@
 // CHECK: 40 trials ({{[0-9]+}} measured, 0 from the database)
 // CHECK: [tune] best candidates (verified against the reference):
 // CHECK-NEXT: [tune]      1.0000 ms
-// CHECK: [tune] re-measured the two best: 1.0000 ms
-// CHECK: [tune] winner: [[WINNER:.*]]
+// The finalists: the two best and the defaults (the rule's knobs). The stand-in
+// runner has no noise and gives the defaults the best time too, so the tuned
+// knobs are not faster by more than the noise: the defaults are kept.
+// CHECK: [tune] re-measured 3 finalists on fresh inputs, 5 rounds each (noise 0.0%):
+// CHECK-NEXT: [tune]      1.0000 ms {{.*}}  (best of the search)
+// CHECK-NEXT: [tune]      1.0000 ms {{.*}}  (runner-up)
+// CHECK-NEXT: [tune]      1.0000 ms [[DEFAULTS:.*]]  (the defaults)
+// CHECK-NEXT: [tune] the tuned knobs are within the noise of the defaults (0.0% faster, noise 0.0%): keeping the defaults
+// CHECK-NEXT: [tune] winner: [[DEFAULTS]]
 
 // CACHED: 40 trials (0 measured, 40 from the database)
 // CACHED-NOT: re-measured
@@ -48,7 +56,8 @@
 // IR: gpu.launch
 // IR-NOT: linalg.
 
-// DB: records 40
+// 40 trials and the defaults, measured only as a finalist (and the winner).
+// DB: records 41
 // DB-DAG: status crash
 // DB-DAG: status ok
 // DB-DAG: status run-error

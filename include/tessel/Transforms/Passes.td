@@ -516,16 +516,19 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
     crashes the GPU context, hangs or computes a wrong result is recorded
     with its reason, its worker restarted, and the search goes on
     (`measure=process` runs one `tessel-run` process per candidate instead). Every
-    result goes to the tuning database `db` (atomically written), keyed by
+    result goes to the SQLite tuning database `db` (a transaction each), keyed by
     workload, device, schedule content and compiler version: a second run
-    measures only new candidates. The two best are re-measured against each
+    measures only new candidates; several tuning processes may share one
+    database. On a terminal a live line shows the trials done, the best so
+    far, the time elapsed and an estimate of the time left (`progress=`).
+    The two best are re-measured against each
     other before the winner is applied to the module (as
     `--tessel-apply-schedule` would), so a following `--tessel-lower-to-ptx`
     compiles it.
 
     ```
     tessel-opt matmul.mlir \
-      --tessel-tune="schedule=schedules/matmul_relu_simt.mlir strategy=evolutionary budget=200 db=tuning.json" \
+      --tessel-tune="schedule=schedules/matmul_relu_simt.mlir strategy=evolutionary budget=200 db=tuning.db" \
       --tessel-lower-to-ptx="chip=sm_90" -o tuned.mlir
     ```
 
@@ -547,7 +550,7 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
     Option<"timeBudget", "time-budget", "double", /*default=*/"0",
            "Wall-clock budget in seconds (0: none)">,
     Option<"db", "db", "std::string", /*default=*/"",
-           "Tuning database (JSON) to read and extend">,
+           "Tuning database (SQLite; created if missing) to read and extend">,
     Option<"seed", "seed", "uint64_t", /*default=*/"1",
            "Seed of the search">,
     Option<"jobs", "jobs", "unsigned", /*default=*/"0",
@@ -561,6 +564,9 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
     Option<"measure", "measure", "std::string", /*default=*/"\"worker\"",
            "worker (a persistent tessel-run --serve per GPU) or process (a "
            "tessel-run process per candidate)">,
+    Option<"progress", "progress", "std::string", /*default=*/"\"auto\"",
+           "auto (a live status line when stderr is a terminal), lines (a "
+           "progress line every tenth of the budget) or none">,
     Option<"timeout", "timeout", "unsigned", /*default=*/"60",
            "Seconds before a measurement is killed as hung">,
     Option<"warmupMs", "warmup-ms", "double", /*default=*/"20",

@@ -1,20 +1,29 @@
 //===- Database.h - Tuning records ------------------------------*- C++ -*-===//
 //
-// One JSON file of tuning records. A record is one candidate measured (or
-// rejected) for one workload on one device, with one schedule (content hash)
-// and one compiler version: changing any of those, or adding a knob value,
-// re-measures only what is new. Writes are atomic (temporary file + rename),
-// so a kill at any moment leaves the previous or the new valid file.
+// Tuning records. A record is one candidate measured (or rejected) for one
+// workload on one device, with one schedule (content hash) and one compiler
+// version: changing any of those, or adding a knob value, re-measures only
+// what is new.
+//
+// Two formats hold the same records (docs/tuning.md):
+// - a SQLite database, the one the tuner writes: each record is one row
+//   written in its own transaction, so several processes can add records to
+//   one file at once without losing any, and a kill -9 at any moment leaves
+//   every committed record;
+// - a JSON file, reviewable text (schedules/tuned/), read like the other and
+//   written only whole, by tessel-db export.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_TUNING_DATABASE_H
 #define TESSEL_TUNING_DATABASE_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,10 +69,20 @@ std::string compilerId();
 
 class TuningDatabase {
 public:
-  /// Opens `path`; a missing file is an empty database. A file that is not
-  /// a Tessel tuning database (corrupt JSON, another format or version) is
-  /// an error, and it is never overwritten.
+  TuningDatabase();
+  TuningDatabase(TuningDatabase &&);
+  TuningDatabase &operator=(TuningDatabase &&);
+  ~TuningDatabase();
+
+  /// Reads `path`, SQLite or JSON (told apart by content); a missing file is
+  /// an empty database. A file that is not a Tessel tuning database
+  /// (corrupt, another application's SQLite file, another format or
+  /// version) is an error, and it is never written.
   static llvm::Expected<TuningDatabase> open(llvm::StringRef path);
+  /// Opens `path` to add records: a SQLite database, created when missing.
+  /// A JSON database is refused (it is written only whole, by export), and
+  /// so is any file `open` refuses.
+  static llvm::Expected<TuningDatabase> openForWriting(llvm::StringRef path);
 
   const TuningRecord *
   find(const TuningKey &key,
@@ -82,14 +101,25 @@ public:
                                              llvm::StringRef device) const;
   const std::vector<TuningRecord> &records() const { return recordList; }
 
-  /// Adds or replaces the record of the same key and knobs, then writes the
-  /// whole file atomically.
+  /// Adds or replaces the record of the same key and knobs, in one
+  /// transaction of the SQLite file (openForWriting).
   llvm::Error add(const TuningRecord &record);
-  llvm::Error save() const;
+  /// Adds `records` in one transaction (import).
+  llvm::Error addAll(llvm::ArrayRef<TuningRecord> records);
+
+  /// Adds or replaces the record of the same key and knobs in memory only
+  /// (an export gathers records this way).
+  void remember(const TuningRecord &record);
+  /// The records as a JSON database (the reviewable format).
+  std::string toJSONText() const;
 
 private:
+  struct Sqlite;
   std::string path;
   std::vector<TuningRecord> recordList;
+  /// The open SQLite file; null when read-only.
+  std::unique_ptr<Sqlite> sqlite;
+  llvm::Error openSqlite(bool create);
 };
 
 } // namespace tessel

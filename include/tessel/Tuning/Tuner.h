@@ -17,7 +17,7 @@ struct TuneOptions {
   std::string strategy = "evolutionary";
   int64_t budget = 100;   // Trials (cached ones included).
   double timeBudgetS = 0; // Wall-clock limit; 0: none.
-  std::string db;         // Tuning database (JSON); empty: none.
+  std::string db;         // Tuning database (SQLite); empty: none.
   uint64_t seed = 1;
   unsigned jobs = 0;  // Compile threads; 0: one per core.
   std::string runner; // tessel-run; empty: next to this executable.
@@ -28,6 +28,10 @@ struct TuneOptions {
   /// "worker": a persistent `tessel-run --serve` per GPU; "process": one
   /// `tessel-run --json` per candidate.
   std::string measure = "worker";
+  /// "auto": a live status line (trials, best, elapsed, time left) when the
+  /// log is a terminal; "lines": a progress line every tenth of the budget;
+  /// "none".
+  std::string progress = "auto";
   unsigned timeoutS = 60; // Per measurement (hangs are killed).
   double warmupMs = 20, repeatMs = 100;
   std::string chip, features = "+ptx80"; // chip: default the schedule's.
