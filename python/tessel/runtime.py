@@ -8,6 +8,7 @@
 Every failure raises TesselError with the runtime's message.
 """
 
+import atexit
 import ctypes
 import dataclasses
 import threading
@@ -17,6 +18,17 @@ from .errors import TesselError
 
 _lock = threading.Lock()
 _lib = None
+# Set when the interpreter exits: objects collected after that free nothing
+# through the C API. The process's end releases its GPU resources, and
+# PyTorch may have torn down the CUDA context by then (bench/race.py died of
+# SIGSEGV at exit when a kernel's modules were unloaded into it).
+_exiting = False
+
+
+@atexit.register
+def _at_exit():
+    global _exiting
+    _exiting = True
 
 
 def _declare(lib):
@@ -124,7 +136,7 @@ class FunctionSpec:
         self.arguments = tuple(args)
 
     def __del__(self):
-        if getattr(self, "_handle", None) and _lib is not None:
+        if getattr(self, "_handle", None) and _lib is not None and not _exiting:
             _lib.tesselFunctionSpecDestroy(self._handle)
 
 
@@ -160,7 +172,7 @@ class Device:
         return f"{self.name} ({self.chip})"
 
     def __del__(self):
-        if getattr(self, "_handle", None) and _lib is not None:
+        if getattr(self, "_handle", None) and _lib is not None and not _exiting:
             _lib.tesselDeviceClose(self._handle)
 
 
@@ -185,5 +197,5 @@ class Function:
                                          ctypes.c_void_p(stream or None)))
 
     def __del__(self):
-        if getattr(self, "_handle", None) and _lib is not None:
+        if getattr(self, "_handle", None) and _lib is not None and not _exiting:
             _lib.tesselFunctionDestroy(self._handle)

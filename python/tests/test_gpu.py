@@ -249,3 +249,19 @@ print("breaks", e.graph_break_count, "graphs", e.graph_count)
                             text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "breaks 0 graphs 1"
+
+
+def test_process_exits_cleanly_with_kernels_alive(tmp_path):
+    # Kernels still loaded when the interpreter exits, with PyTorch's CUDA
+    # state torn down around them: bench/race.py died of SIGSEGV there.
+    code = (
+        "import torch, tessel\n"
+        "a = torch.randn(256, 128, device='cuda', dtype=torch.float16)\n"
+        "b = torch.randn(128, 512, device='cuda', dtype=torch.float16)\n"
+        "keep = [tessel.matmul_relu(a, b), tessel.matmul_relu(b.t().contiguous(), a.t().contiguous())]\n"
+        "torch.cuda.synchronize()\n"
+        "print('done')\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                            text=True, cwd=tmp_path, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().endswith("done")
