@@ -26,7 +26,7 @@ static llvm::Error fail(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-static Value toJSON(const TuningRecord &r) {
+Value tessel::toJSON(const TuningRecord &r) {
   Object knobs;
   for (const auto &[name, value] : r.knobs)
     knobs[name] = value;
@@ -54,8 +54,7 @@ static Value toJSON(const TuningRecord &r) {
 }
 
 namespace tessel {
-static bool fromJSON(const Value &value, TuningRecord &r,
-                     llvm::json::Path path) {
+bool fromJSON(const Value &value, TuningRecord &r, llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("workload", r.key.workload) &&
          o.map("device", r.key.device) &&
@@ -404,10 +403,20 @@ TuningDatabase::select(const TuningKey &key,
   // may have added records of the same key since this one was opened.
   if (llvm::Error e = sqlite->exec("BEGIN IMMEDIATE"))
     return e;
-  auto rollback = [&](llvm::Error e) {
+  if (llvm::Error e = markSelected(key, knobs)) {
     (void)sqlite->exec("ROLLBACK");
     return e;
-  };
+  }
+  if (llvm::Error e = sqlite->exec("COMMIT")) {
+    (void)sqlite->exec("ROLLBACK");
+    return e;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error
+TuningDatabase::markSelected(const TuningKey &key,
+                             const std::map<std::string, std::string> &knobs) {
   Statement rows(sqlite->handle,
                  "SELECT id, record FROM records WHERE workload = ?1 AND "
                  "device = ?2 AND schedule_hash = ?3 AND compiler = ?4");
@@ -421,7 +430,7 @@ TuningDatabase::select(const TuningKey &key,
   while ((status = rows.step()) == SQLITE_ROW) {
     TuningRecord r;
     if (llvm::Error e = parseRecord(path, rows.integer(0), rows.text(1), r))
-      return rollback(std::move(e));
+      return e;
     bool selected = r.knobs == knobs && r.ok();
     found |= selected;
     if (selected != r.selected) {
@@ -430,20 +439,17 @@ TuningDatabase::select(const TuningKey &key,
     }
   }
   if (status != SQLITE_DONE)
-    return rollback(sqlite->error("cannot read tuning database"));
+    return sqlite->error("cannot read tuning database");
   if (!found)
-    return rollback(
-        fail("no correct record of the winner to select in '" + path + "'"));
+    return fail("no correct record of the winner to select in '" + path + "'");
   for (auto &[id, r] : changed) {
     Statement update(sqlite->handle,
                      "UPDATE records SET record = ?1 WHERE id = ?2");
     update.bind(1, recordText(r));
     update.bind(2, id);
     if (update.step() != SQLITE_DONE)
-      return rollback(sqlite->error("cannot write tuning database"));
+      return sqlite->error("cannot write tuning database");
   }
-  if (llvm::Error e = sqlite->exec("COMMIT"))
-    return rollback(std::move(e));
   for (TuningRecord &r : recordList)
     if (r.key == key)
       r.selected = r.knobs == knobs && r.ok();
@@ -461,6 +467,11 @@ TuningDatabase::matching(llvm::StringRef workload,
 }
 
 void TuningDatabase::remember(const TuningRecord &record) {
+  // One selected record per key: a selected one added unmarks the others.
+  if (record.selected)
+    for (TuningRecord &r : recordList)
+      if (r.key == record.key)
+        r.selected = false;
   for (TuningRecord &r : recordList)
     if (r.key == record.key && r.knobs == record.knobs) {
       r = record;
@@ -497,6 +508,14 @@ llvm::Error TuningDatabase::addAll(llvm::ArrayRef<TuningRecord> records) {
       return e;
     }
   }
+  // One selected record per key: an added selected record unmarks the
+  // others of its key (an import of another run's verdict).
+  for (const TuningRecord &r : records)
+    if (r.selected && r.ok())
+      if (llvm::Error e = markSelected(r.key, r.knobs)) {
+        (void)sqlite->exec("ROLLBACK");
+        return e;
+      }
   if (llvm::Error e = sqlite->exec("COMMIT")) {
     (void)sqlite->exec("ROLLBACK");
     return e;

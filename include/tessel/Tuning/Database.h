@@ -64,6 +64,11 @@ struct TuningRecord {
   bool ok() const { return status == "ok"; }
 };
 
+/// A record as the JSON object both formats hold (and MPI ranks send).
+llvm::json::Value toJSON(const TuningRecord &record);
+bool fromJSON(const llvm::json::Value &value, TuningRecord &record,
+              llvm::json::Path path);
+
 /// The compiler part of the key: "tessel 0.1.0, LLVM 22.1.8".
 std::string compilerId();
 
@@ -104,7 +109,8 @@ public:
   /// Adds or replaces the record of the same key and knobs, in one
   /// transaction of the SQLite file (openForWriting).
   llvm::Error add(const TuningRecord &record);
-  /// Adds `records` in one transaction (import).
+  /// Adds `records` in one transaction (import); a selected record among
+  /// them unmarks the others of its key.
   llvm::Error addAll(llvm::ArrayRef<TuningRecord> records);
 
   /// Adds or replaces the record of the same key and knobs in memory only
@@ -120,6 +126,10 @@ private:
   /// The open SQLite file; null when read-only.
   std::unique_ptr<Sqlite> sqlite;
   llvm::Error openSqlite(bool create);
+  /// Marks the record of `key` with `knobs` selected and unmarks the others
+  /// of `key`, inside an open transaction.
+  llvm::Error markSelected(const TuningKey &key,
+                           const std::map<std::string, std::string> &knobs);
 };
 
 } // namespace tessel
