@@ -28,6 +28,11 @@ tools=(tessel-db tessel-opt tessel-run)
 # Libraries every glibc-based Linux has, in a version at least as new as
 # Debian 12's; everything else ldd resolves is bundled.
 system_libs='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|libz|libzstd|liblzma)\.so'
+# Open MPI (measure=mpi) comes from the host: its libmpi loads plugins of
+# its own version and must match the host's mpirun. tessel-opt needs
+# libmpi.so.40 there (Debian 12: libopenmpi3; Ubuntu 24.04: libopenmpi3t64),
+# or a build with -DTESSEL_ENABLE_MPI=OFF.
+system_libs=${system_libs%')\.so'}'|libmpi|libopen-rte|libopen-pal|libhwloc|libevent_core-2\.1|libevent_pthreads-2\.1)\.so'
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

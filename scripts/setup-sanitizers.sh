@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer build (docs/reliability.md): installs Debian's clang-22 and
 # libFuzzer, then builds the tools and the fuzz targets with ASan + UBSan
-# in build-san/ (clang, -DTESSEL_SANITIZE=ON). Run scripts/setup.sh first
+# in build-san/ (clang, -DTESSEL_SANITIZE=ON; without MPI, whose own
+# allocations are not ours to check). Run scripts/setup.sh first
 # (LLVM/MLIR and the build tools). Safe to run again.
 #
 #   scripts/setup-sanitizers.sh   # then: scripts/test-sanitizers.sh,
@@ -25,6 +26,6 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DTESSEL_SANITIZE=ON
+    -DTESSEL_SANITIZE=ON -DTESSEL_ENABLE_MPI=OFF
 fi
 ninja -C "$build" tessel-db tessel-opt tessel-run tessel-opt-fuzzer tessel-json-fuzzer

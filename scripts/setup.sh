@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ python3 ccache
           libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-22
-          # The tuning database.
-          libsqlite3-dev
+          # The tuning database; measuring on the ranks of an MPI job.
+          libsqlite3-dev libopenmpi-dev openmpi-bin
           # The Python package's tests (CPU torch checks tensor arguments),
           # and its wheel, built offline and installed in a venv.
           python3-pytest python3-numpy python3-torch

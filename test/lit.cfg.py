@@ -4,6 +4,7 @@
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 
 import lit.formats
@@ -46,6 +47,11 @@ if has_cuda_gpu():
     config.available_features.add("cuda-gpu")
 if shutil.which("ptxas"):
     config.available_features.add("ptxas")
+# measure=mpi: mpirun, and a tessel-opt built with MPI (its --version says).
+if shutil.which("mpirun") and "measure=worker|process|mpi" in subprocess.run(
+        [os.path.join(config.tessel_tools_dir, "tessel-opt"), "--version"],
+        capture_output=True, text=True).stdout:
+    config.available_features.add("mpi")
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")
 # Building the Python wheel offline and installing it in a venv (Debian:

@@ -20,6 +20,7 @@
 #include "tessel/Tuning/Database.h"
 #include "tessel/Tuning/KnobChoice.h"
 #include "tessel/Tuning/Measurer.h"
+#include "tessel/Tuning/Mpi.h"
 #include "tessel/Tuning/SearchSpace.h"
 #include "tessel/Tuning/Strategy.h"
 #include "tessel/Tuning/Subprocess.h"
@@ -168,6 +169,11 @@ static llvm::Expected<std::vector<int>> parseDevices(llvm::StringRef text,
 }
 
 llvm::Error Tuner::setUpMeasurer() {
+  if (options.progress != "auto" && options.progress != "lines" &&
+      options.progress != "none")
+    return fail("progress must be auto, lines or none (got '" +
+                options.progress + "')");
+  liveProgress = options.progress == "auto" && log.is_displayed();
   if (!options.replay.empty()) {
     llvm::Expected<std::unique_ptr<Measurer>> m = createReplayMeasurer(
         options.replay, key.workload, options.replayDevice);
@@ -177,14 +183,13 @@ llvm::Error Tuner::setUpMeasurer() {
     key.device = measurer->device();
     return llvm::Error::success();
   }
-  if (options.progress != "auto" && options.progress != "lines" &&
-      options.progress != "none")
-    return fail("progress must be auto, lines or none (got '" +
-                options.progress + "')");
-  liveProgress = options.progress == "auto" && log.is_displayed();
-  if (options.measure != "worker" && options.measure != "process")
-    return fail("measure must be worker or process (got '" + options.measure +
-                "')");
+  if (options.measure != "worker" && options.measure != "process" &&
+      options.measure != "mpi")
+    return fail("measure must be worker, process or mpi (got '" +
+                options.measure + "')");
+  if (options.measure == "mpi" && !options.devices.empty())
+    return fail("devices= does not apply to measure=mpi: each measuring "
+                "rank uses one GPU (its index among its host's ranks)");
   MeasureOptions m;
   m.runner = options.runner;
   if (m.runner.empty()) {
@@ -211,8 +216,9 @@ llvm::Error Tuner::setUpMeasurer() {
     m.devices = std::move(*devices);
   }
   llvm::Expected<std::unique_ptr<Measurer>> made =
-      options.measure == "worker" ? createWorkerMeasurer(m)
-                                  : createProcessMeasurer(m);
+      options.measure == "mpi"      ? createMpiMeasurer(m)
+      : options.measure == "worker" ? createWorkerMeasurer(m)
+                                    : createProcessMeasurer(m);
   if (!made)
     return made.takeError();
   measurer = std::move(*made);

@@ -6,6 +6,7 @@
 
 #include "tessel/InitTessel.h"
 #include "tessel/Runtime/InputFiles.h"
+#include "tessel/Tuning/Mpi.h"
 #include "tessel/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -15,8 +16,14 @@
 #include "llvm/Support/WithColor.h"
 
 int main(int argc, char **argv) {
+  // Under mpirun with --tessel-tune's measure=mpi, every rank but 0
+  // measures the candidates rank 0 sends (docs/tuning.md).
+  if (std::optional<int> status = tessel::serveMpiRank(argc, argv))
+    return *status;
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
     os << "Tessel " << tessel::getVersion() << "\n";
+    os << "  tuning: SQLite database, measure=worker|process"
+       << (tessel::mpiAvailable() ? "|mpi" : " (built without MPI)") << "\n";
   });
   tessel::registerAllPasses();
   mlir::DialectRegistry registry;

@@ -521,8 +521,10 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
     measures only new candidates; several tuning processes may share one
     database. On a terminal a live line shows the trials done, the best so
     far, the time elapsed and an estimate of the time left (`progress=`).
-    The two best are re-measured against each
-    other before the winner is applied to the module (as
+    The two best and the defaults (the knobs the compiler picks without a
+    record) are re-measured on fresh inputs, tuned knobs are kept only if
+    they beat the defaults by more than the noise, and the winner is
+    applied to the module (as
     `--tessel-apply-schedule` would), so a following `--tessel-lower-to-ptx`
     compiles it.
 
@@ -562,8 +564,9 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
            "GPUs measuring candidates at once, one worker each: ordinals "
            "separated by commas, or 'all' (default: device=)">,
     Option<"measure", "measure", "std::string", /*default=*/"\"worker\"",
-           "worker (a persistent tessel-run --serve per GPU) or process (a "
-           "tessel-run process per candidate)">,
+           "worker (a persistent tessel-run --serve per GPU), process (a "
+           "tessel-run process per candidate) or mpi (under mpirun: rank 0 "
+           "searches, the other ranks measure on their GPUs)">,
     Option<"progress", "progress", "std::string", /*default=*/"\"auto\"",
            "auto (a live status line when stderr is a terminal), lines (a "
            "progress line every tenth of the budget) or none">,

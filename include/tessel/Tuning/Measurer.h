@@ -6,7 +6,8 @@
 //     keeps its CUDA context, the inputs and the reference between
 //     candidates, and is restarted when a candidate kills it;
 //   - process: one `tessel-run --json` process per candidate;
-//   - replay: measurements taken from a recorded database (no GPU).
+//   - replay: measurements taken from a recorded database (no GPU);
+//   - mpi: the other ranks of an MPI job (Mpi.h).
 // A runner's answer becomes a record in one place (recordRunnerAnswer).
 //
 //===----------------------------------------------------------------------===//

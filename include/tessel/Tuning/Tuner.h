@@ -26,7 +26,8 @@ struct TuneOptions {
   /// empty: deviceOrdinal alone.
   std::string devices;
   /// "worker": a persistent `tessel-run --serve` per GPU; "process": one
-  /// `tessel-run --json` per candidate.
+  /// `tessel-run --json` per candidate; "mpi": the other ranks of an MPI
+  /// job measure (Mpi.h).
   std::string measure = "worker";
   /// "auto": a live status line (trials, best, elapsed, time left) when the
   /// log is a terminal; "lines": a progress line every tenth of the budget;
