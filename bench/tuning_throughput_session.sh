@@ -33,9 +33,10 @@ tune() { # name example schedule options...
   local name=$1 example=$2 schedule=$3; shift 3
   local start=$(date +%s.%N)
   "$B/bin/tessel-opt" "$here/examples/$example" \
-    --tessel-tune="schedule=$schedule db=$out/$name.json $*" \
+    --tessel-tune="schedule=$schedule db=$out/$name.db progress=none $*" \
     -o /dev/null 2> "$out/$name.log"
   local rc=$?
+  "$B/bin/tessel-db" export "$out/$name.db" -o "$out/$name.json"
   local end=$(date +%s.%N)
   echo "$name: exit $rc, $(python3 -c "print(round($end-$start,2))") s wall" | tee -a "$out/wall.txt"
   grep -E "^\[tune\] (rejected|winner|re-measured)" "$out/$name.log"
