@@ -11,7 +11,8 @@
 #   worker  tunes 4096^3 f16 (wgmma, evolutionary, BUDGET trials, default
 #           100) with the persistent worker, then 8192^3 f16 (24 trials)
 #   process the same 4096^3 search with a process per candidate (24 trials)
-#   gpus    the 4096^3 search (64 trials) on GPU 0 alone, then on every GPU
+#   gpus    the 4096^3 search (GPUS_BUDGET trials, default 64) on GPU 0
+#           alone, then on every GPU
 #           (devices=all), for the 2-GPU machine
 #   phases  where one tessel-run call's time goes (prepare: inputs and
 #           reference; load; check; time) at 4096^3 and 8192^3 f16, loading
@@ -56,8 +57,8 @@ for step in "$@"; do
     process)
       tune process-4096 matmul_relu_4096_f16.mlir $W "strategy=evolutionary budget=24 seed=1 measure=process" ;;
     gpus)
-      tune gpus-one matmul_relu_4096_f16.mlir $W "strategy=evolutionary budget=64 seed=1 devices=0"
-      tune gpus-all matmul_relu_4096_f16.mlir $W "strategy=evolutionary budget=64 seed=1 devices=all"
+      tune gpus-one matmul_relu_4096_f16.mlir $W "strategy=evolutionary budget=${GPUS_BUDGET:-64} seed=1 devices=0"
+      tune gpus-all matmul_relu_4096_f16.mlir $W "strategy=evolutionary budget=${GPUS_BUDGET:-64} seed=1 devices=all"
       python3 - "$out" <<'PY'
 import json, sys, collections
 for name in ("gpus-one", "gpus-all"):

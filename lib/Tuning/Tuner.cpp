@@ -174,6 +174,11 @@ llvm::Error Tuner::setUpMeasurer() {
     return fail("progress must be auto, lines or none (got '" +
                 options.progress + "')");
   liveProgress = options.progress == "auto" && log.is_displayed();
+  // Under mpirun the other ranks wait for rank 0's measurements: a run
+  // that would take none must not leave them waiting.
+  if (!options.replay.empty() && options.measure == "mpi")
+    return fail("replay= takes no measurements: it does not combine with "
+                "measure=mpi");
   if (!options.replay.empty()) {
     llvm::Expected<std::unique_ptr<Measurer>> m = createReplayMeasurer(
         options.replay, key.workload, options.replayDevice);
@@ -514,41 +519,56 @@ llvm::Error Tuner::evaluate(std::vector<Trial> &batch) {
     }
     toCompile.push_back(&t);
   }
-  if (!toCompile.empty()) {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(options.jobs));
-    for (Trial *t : toCompile)
-      pool.async([this, t] { compile(*t); });
-    pool.wait();
+  // Compile in parallel, and measure each compiled trial on a free slot (one
+  // GPU each) as soon as it is compiled, in batch order; report all trials
+  // in batch order as soon as each is done. States: 0 compiling, 1
+  // compiled, 2 done.
+  std::vector<char> state(batch.size(), 2);
+  std::vector<size_t> compiling;
+  for (Trial *t : toCompile) {
+    state[t - batch.data()] = 0;
+    compiling.push_back(t - batch.data());
   }
-
-  // Measure the compiled trials on every slot at once (one GPU each), and
-  // report all trials in batch order as soon as each is done.
-  std::vector<size_t> toMeasure;
-  for (auto [i, t] : llvm::enumerate(batch))
-    if (t.origin == Trial::Origin::Compiled && t.record.status.empty())
-      toMeasure.push_back(i);
-  std::vector<char> finished(batch.size(), 1);
-  for (size_t i : toMeasure)
-    finished[i] = 0;
   std::mutex mutex;
   std::condition_variable changed;
+  auto advance = [&](size_t i, char to) {
+    std::lock_guard<std::mutex> lock(mutex);
+    state[i] = to;
+    changed.notify_all();
+  };
+  std::optional<llvm::DefaultThreadPool> pool;
+  if (!toCompile.empty()) {
+    pool.emplace(llvm::hardware_concurrency(options.jobs));
+    for (size_t i : compiling)
+      pool->async([this, &batch, &advance, i] {
+        compile(batch[i]);
+        advance(i, 1);
+      });
+  }
   std::atomic<size_t> next{0};
+  std::atomic<int64_t> measured{0};
   std::vector<std::thread> threads;
   for (unsigned slot = 0; slot < measurer->slots(); ++slot)
     threads.emplace_back([&, slot] {
-      for (size_t n; (n = next++) < toMeasure.size();) {
-        measure(batch[toMeasure[n]], slot);
-        std::lock_guard<std::mutex> lock(mutex);
-        finished[toMeasure[n]] = 1;
-        changed.notify_all();
+      for (size_t n; (n = next++) < compiling.size();) {
+        size_t i = compiling[n];
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          changed.wait(lock, [&] { return state[i] != 0; });
+        }
+        // Not measured: a compile error, or spills (ptxas).
+        if (batch[i].record.status.empty()) {
+          measure(batch[i], slot);
+          ++measured;
+        }
+        advance(i, 2);
       }
     });
-  measuredCount += toMeasure.size();
   llvm::Error error = llvm::Error::success();
   for (size_t i = 0; i < batch.size(); ++i) {
     {
       std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [&] { return finished[i] != 0; });
+      changed.wait(lock, [&] { return state[i] == 2; });
     }
     done.push_back(batch[i]);
     if (!error)
@@ -556,6 +576,7 @@ llvm::Error Tuner::evaluate(std::vector<Trial> &batch) {
   }
   for (std::thread &t : threads)
     t.join();
+  measuredCount += measured;
   return error;
 }
 
@@ -669,15 +690,34 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
       pool.async([this, &f] { compile(f.trial); });
     pool.wait();
   }
+  // The rounds run on every slot at once, round r on slot r % slots: each
+  // round measures every finalist on one GPU, so the finalists share the
+  // GPUs alike.
+  for (Finalist &f : finalists)
+    if (f.trial.specPath.empty() || !f.trial.record.status.empty())
+      f.failed = true; // Did not compile, or spilled.
+  std::vector<std::vector<Trial>> rounds(kRounds);
+  {
+    std::vector<std::thread> threads;
+    unsigned slots = std::min<unsigned>(measurer->slots(), kRounds);
+    for (unsigned slot = 0; slot < slots; ++slot)
+      threads.emplace_back([&, slot] {
+        for (int round = slot; round < kRounds; round += slots)
+          for (Finalist &f : finalists) {
+            rounds[round].reserve(finalists.size());
+            Trial &t = rounds[round].emplace_back(f.trial);
+            if (!f.failed)
+              measure(t, slot, /*inputSeed=*/2 + round);
+          }
+      });
+    for (std::thread &t : threads)
+      t.join();
+  }
   std::optional<TuningRecord> defaultsRecord;
   for (int round = 0; round < kRounds; ++round)
-    for (Finalist &f : finalists) {
-      if (f.trial.specPath.empty() || !f.trial.record.status.empty()) {
-        f.failed = true; // Did not compile, or spilled.
+    for (auto [f, t] : llvm::zip(finalists, rounds[round])) {
+      if (f.failed)
         continue;
-      }
-      Trial t = f.trial;
-      measure(t, /*slot=*/0, /*inputSeed=*/2 + round);
       if (!t.record.ok()) {
         f.failed = true;
         continue;
