@@ -339,10 +339,19 @@ llvm::Error TuningDatabase::openSqlite(bool create) {
   return llvm::Error::success();
 }
 
+/// Whether `path` is an empty regular file: a SQLite database that another
+/// process has just created and not yet written (SQLite creates the file
+/// when it opens it), which holds no records.
+static bool isEmptyFile(llvm::StringRef path) {
+  uint64_t size;
+  return llvm::sys::fs::is_regular_file(path) &&
+         !llvm::sys::fs::file_size(path, size) && size == 0;
+}
+
 llvm::Expected<TuningDatabase> TuningDatabase::open(llvm::StringRef path) {
   TuningDatabase db;
   db.path = path.str();
-  if (!llvm::sys::fs::exists(path))
+  if (!llvm::sys::fs::exists(path) || isEmptyFile(path))
     return db;
   llvm::Error e = isSqliteFile(path) ? db.openSqlite(/*create=*/false)
                                      : readJSON(path, db.recordList);
@@ -353,7 +362,9 @@ llvm::Expected<TuningDatabase> TuningDatabase::open(llvm::StringRef path) {
 
 llvm::Expected<TuningDatabase>
 TuningDatabase::openForWriting(llvm::StringRef path) {
-  bool exists = llvm::sys::fs::exists(path);
+  // A file that does not exist yet, or that a concurrent tuner has just
+  // created, becomes a SQLite database here.
+  bool exists = llvm::sys::fs::exists(path) && !isEmptyFile(path);
   if (exists ? !isSqliteFile(path) : path.ends_with(".json")) {
     // Say why a file that is not SQLite cannot take records: it is not a
     // database at all, or a JSON one.
