@@ -61,6 +61,9 @@ class Database:
                               f"{e.strerror}") from None
         if header == SQLITE_HEADER:
             return cls(cls._parse(path, cls._sqlite_records(path)), path)
+        if header == b"":
+            # A SQLite database a tuner has just created, not yet written.
+            return cls([], path)
         try:
             text = path.read_text()
         except (OSError, UnicodeDecodeError) as e:

@@ -85,3 +85,10 @@ def test_bad_sqlite_databases(tmp_path):
     truncated.write_bytes(foreign.read_bytes()[:200])
     with pytest.raises(tessel.TesselError, match="not a Tessel tuning database"):
         tessel.Database.open(truncated)
+
+
+def test_empty_file_is_an_empty_database(tmp_path):
+    # SQLite creates the file before it writes it: a reader may see it so.
+    path = tmp_path / "tuning.db"
+    path.write_bytes(b"")
+    assert tessel.Database.open(path).records == []
