@@ -157,36 +157,6 @@ CREATE VIEW trials AS SELECT id, workload, device, knobs,
   FROM records;
 )sql";
 
-struct TuningDatabase::Sqlite {
-  sqlite3 *handle = nullptr;
-  std::string path;
-  ~Sqlite() { sqlite3_close_v2(handle); }
-
-  llvm::Error error(const llvm::Twine &what) const {
-    return fail(path + ": " + what + ": " + sqlite3_errmsg(handle));
-  }
-  /// Runs `sql` (statements without results).
-  llvm::Error exec(llvm::StringRef sql) const {
-    if (sqlite3_exec(handle, sql.str().c_str(), nullptr, nullptr, nullptr) !=
-        SQLITE_OK)
-      return error("SQLite error");
-    return llvm::Error::success();
-  }
-  /// The integer a PRAGMA returns.
-  llvm::Expected<int64_t> pragma(llvm::StringRef name) const {
-    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt *)> stmt(
-        nullptr, sqlite3_finalize);
-    sqlite3_stmt *raw = nullptr;
-    std::string sql = ("PRAGMA " + name).str();
-    if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK)
-      return error("not a Tessel tuning database");
-    stmt.reset(raw);
-    if (sqlite3_step(raw) != SQLITE_ROW)
-      return error("not a Tessel tuning database");
-    return sqlite3_column_int64(raw, 0);
-  }
-};
-
 namespace {
 /// A prepared statement, finalized on scope exit.
 class Statement {
@@ -215,6 +185,30 @@ private:
   sqlite3_stmt *stmt = nullptr;
 };
 } // namespace
+
+struct TuningDatabase::Sqlite {
+  sqlite3 *handle = nullptr;
+  std::string path;
+  ~Sqlite() { sqlite3_close_v2(handle); }
+
+  llvm::Error error(const llvm::Twine &what) const {
+    return fail(path + ": " + what + ": " + sqlite3_errmsg(handle));
+  }
+  /// Runs `sql` (statements without results).
+  llvm::Error exec(llvm::StringRef sql) const {
+    if (sqlite3_exec(handle, sql.str().c_str(), nullptr, nullptr, nullptr) !=
+        SQLITE_OK)
+      return error("SQLite error");
+    return llvm::Error::success();
+  }
+  /// The integer a PRAGMA returns.
+  llvm::Expected<int64_t> pragma(llvm::StringRef name) const {
+    Statement statement(handle, ("PRAGMA " + name).str());
+    if (!statement || statement.step() != SQLITE_ROW)
+      return error("not a Tessel tuning database");
+    return statement.integer(0);
+  }
+};
 
 /// Whether `path` is a regular file that starts with SQLite's header.
 static bool isSqliteFile(llvm::StringRef path) {
@@ -343,7 +337,7 @@ llvm::Error TuningDatabase::openSqlite(bool create) {
 /// process has just created and not yet written (SQLite creates the file
 /// when it opens it), which holds no records.
 static bool isEmptyFile(llvm::StringRef path) {
-  uint64_t size;
+  uint64_t size = 0;
   return llvm::sys::fs::is_regular_file(path) &&
          !llvm::sys::fs::file_size(path, size) && size == 0;
 }

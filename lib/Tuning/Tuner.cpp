@@ -169,11 +169,6 @@ static llvm::Expected<std::vector<int>> parseDevices(llvm::StringRef text,
 }
 
 llvm::Error Tuner::setUpMeasurer() {
-  if (options.progress != "auto" && options.progress != "lines" &&
-      options.progress != "none")
-    return fail("progress must be auto, lines or none (got '" +
-                options.progress + "')");
-  liveProgress = options.progress == "auto" && log.is_displayed();
   // Under mpirun the other ranks wait for rank 0's measurements: a run
   // that would take none must not leave them waiting.
   if (!options.replay.empty() && options.measure == "mpi")
@@ -289,6 +284,11 @@ llvm::Error Tuner::applyConstraints() {
 }
 
 llvm::Error Tuner::setUp() {
+  if (options.progress != "auto" && options.progress != "lines" &&
+      options.progress != "none")
+    return fail("progress must be auto, lines or none (got '" +
+                options.progress + "')");
+  liveProgress = options.progress == "auto" && log.is_displayed();
   if (options.budget <= 0)
     return fail("budget must be at least 1 trial (got " +
                 llvm::Twine(options.budget) + ")");
@@ -635,17 +635,19 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
   // finalist that fails a check is out.
   constexpr int kRounds = 5;
   struct Finalist {
-    const Trial *source;
+    const Trial *source; // Its trial in the search; null: not measured there.
     Trial trial;
     std::string role;
-    std::vector<double> times;
+    bool fromSearch; // One of the two best.
+    bool isDefaults;
+    std::vector<double> times = {};
     bool failed = false;
-    bool isDefaults = false;
   };
   std::vector<Finalist> finalists;
   for (size_t i = 0; i < std::min<size_t>(ranked.size(), 2); ++i)
-    finalists.push_back(
-        {ranked[i], *ranked[i], i == 0 ? "best of the search" : "runner-up"});
+    finalists.push_back({ranked[i], *ranked[i],
+                         i == 0 ? "best of the search" : "runner-up",
+                         /*fromSearch=*/true, /*isDefaults=*/false});
   if (std::optional<Candidate> defaults = ruleDefaults()) {
     auto same = llvm::find_if(finalists, [&](const Finalist &f) {
       return f.trial.candidate == *defaults;
@@ -670,8 +672,8 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
             << " failed in the search (" << searched->record.status
             << "): the tuned knobs are kept without comparing\n";
       } else {
-        finalists.push_back({searched, t, "the defaults"});
-        finalists.back().isDefaults = true;
+        finalists.push_back({searched, t, "the defaults",
+                             /*fromSearch=*/false, /*isDefaults=*/true});
       }
     }
   }
@@ -702,13 +704,14 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
     unsigned slots = std::min<unsigned>(measurer->slots(), kRounds);
     for (unsigned slot = 0; slot < slots; ++slot)
       threads.emplace_back([&, slot] {
-        for (int round = slot; round < kRounds; round += slots)
+        for (int round = slot; round < kRounds; round += slots) {
+          rounds[round].reserve(finalists.size());
           for (Finalist &f : finalists) {
-            rounds[round].reserve(finalists.size());
             Trial &t = rounds[round].emplace_back(f.trial);
             if (!f.failed)
               measure(t, slot, /*inputSeed=*/2 + round);
           }
+        }
       });
     for (std::thread &t : threads)
       t.join();
@@ -758,8 +761,7 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
       continue;
     if (f.isDefaults)
       defaults = &f;
-    if (f.role != "the defaults" &&
-        (!tuned || median(f.times) < median(tuned->times)))
+    if (f.fromSearch && (!tuned || median(f.times) < median(tuned->times)))
       tuned = &f;
   }
   if (!tuned && !defaults)
