@@ -224,9 +224,16 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
     if (!llvm::sys::fs::exists(path))
       return emitError(loc)
              << "cannot open schedule file '" << path << "': no such file";
-    if (llvm::Error e = tessel::checkInputFile(path))
-      return emitError(loc)
-             << "cannot read schedule file " << llvm::toString(std::move(e));
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> text =
+        tessel::readInputFile(path);
+    if (!text)
+      return emitError(loc) << "cannot read schedule file "
+                            << llvm::toString(text.takeError());
+    if (std::optional<tessel::TextIssue> issue =
+            tessel::findParserCrash((*text)->getBuffer()))
+      return emitError(
+                 FileLineColLoc::get(context, path, issue->line, issue->column))
+             << issue->message;
     Library lib;
     lib.path = path;
     if (failed(transform::detail::parseTransformModuleFromFile(context, path,

@@ -37,12 +37,23 @@ int main(int argc, char **argv) {
   llvm::sys::fs::file_status status;
   bool pipe = !llvm::sys::fs::status(input, status) &&
               status.type() == llvm::sys::fs::file_type::fifo_file;
-  if (input != "-" && !pipe)
-    if (llvm::Error e = tessel::checkInputFile(input)) {
+  if (input != "-" && !pipe) {
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> text =
+        tessel::readInputFile(input);
+    if (!text) {
       llvm::WithColor::error(llvm::errs(), "tessel-opt")
-          << llvm::toString(std::move(e)) << "\n";
+          << llvm::toString(text.takeError()) << "\n";
       return 1;
     }
+    // Text Debian's MLIR 22 parser would crash on (docs/reliability.md).
+    if (std::optional<tessel::TextIssue> issue =
+            tessel::findParserCrash((*text)->getBuffer())) {
+      llvm::errs() << input << ":" << issue->line << ":" << issue->column
+                   << ": ";
+      llvm::WithColor::error(llvm::errs()) << issue->message << "\n";
+      return 1;
+    }
+  }
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, input, output, registry));
 }

@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace tessel {
 
@@ -33,6 +35,19 @@ llvm::Error checkInputFile(llvm::StringRef path);
 /// Reads `path` after checkInputFile.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readInputFile(llvm::StringRef path);
+
+/// A place in a text and what is wrong there.
+struct TextIssue {
+  unsigned line, column; // 1-based.
+  std::string message;
+};
+
+/// MLIR text that Debian's MLIR 22 parser would crash on rather than
+/// refuse: a `linalg.generic` in custom form whose `iterator_types` array
+/// holds anything but strings (GenericOp::parse reads every element as a
+/// string). Checked before parsing, by tessel-opt and for schedule
+/// libraries; none when the text has no such op.
+std::optional<TextIssue> findParserCrash(llvm::StringRef text);
 
 /// Parses `text` as JSON when its arrays and objects nest at most
 /// kMaxJsonDepth levels (strings are skipped in the count).
