@@ -374,7 +374,7 @@ std::string WorkloadSpec::key(llvm::ArrayRef<BufferSpec> arguments) const {
   for (const EpilogueStep &step : epilogue)
     steps.push_back(step.str());
   bool plain = batch.empty() && !lhsTransposed && !rhsTransposed &&
-               typeOf(rhs) == typeOf(lhs);
+               typeOf(rhs) == typeOf(lhs) && precision.empty();
   bool relu = operands.empty() && steps.size() == 2 &&
               steps[0] == "constant 0" &&
               (steps[1] == "maximumf 0 1" || steps[1] == "maximumf 1 0");
@@ -393,6 +393,8 @@ std::string WorkloadSpec::key(llvm::ArrayRef<BufferSpec> arguments) const {
   };
   if (typeOf(rhs) != typeOf(lhs))
     key += " rhs=" + typeOf(rhs);
+  if (!precision.empty())
+    key += " precision=" + precision;
   if (!batch.empty())
     key += " batch=" + joined(batch, "x");
   if (lhsTransposed || rhsTransposed) {
@@ -429,6 +431,9 @@ llvm::Error tessel::validateWorkload(const WorkloadSpec &w,
   if (!llvm::is_contained(kReferenceTypes, w.accumulatorType))
     return error("has accumulator_type '" + w.accumulatorType +
                  "'; expected f16, bf16, f32 or f64");
+  if (!w.precision.empty() && w.precision != "tf32")
+    return error("has precision '" + w.precision +
+                 "'; expected none (FP32-level) or 'tf32'");
   if (w.m <= 0 || w.n <= 0 || w.k <= 0 ||
       llvm::any_of(w.batch, [](int64_t b) { return b <= 0; }))
     return error("has an empty dimension (m, n, k and batch must be "
@@ -582,6 +587,7 @@ bool tessel::fromJSON(const Value &value, WorkloadSpec &w,
          o.mapOptional("lhs_transposed", w.lhsTransposed) &&
          o.mapOptional("rhs_transposed", w.rhsTransposed) &&
          o.map("accumulator_type", w.accumulatorType) &&
+         o.mapOptional("precision", w.precision) &&
          o.mapOptional("epilogue_operands", w.operands) &&
          (w.epilogue.empty() ? o.mapOptional("epilogue", w.epilogue) : true);
 }
@@ -597,6 +603,8 @@ Value tessel::toJSON(const WorkloadSpec &w) {
     o["lhs_transposed"] = true;
   if (w.rhsTransposed)
     o["rhs_transposed"] = true;
+  if (!w.precision.empty())
+    o["precision"] = w.precision;
   if (!w.operands.empty()) {
     Array operands;
     for (const EpilogueOperandSpec &operand : w.operands)

@@ -150,10 +150,16 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
   auto aType = cast<MemRefType>(bm.a.getType());
   auto bType = cast<MemRefType>(bm.b.getType());
   bm.inType = c.lhsElementType;
-  if (!(bm.inType.isF16() || bm.inType.isBF16()) ||
+  // wgmma also multiplies f32 inputs, as TF32 (docs/f32.md).
+  bool f32Inputs = what == "wgmma" && bm.inType.isF32();
+  if (!(bm.inType.isF16() || bm.inType.isBF16() || f32Inputs) ||
       c.rhsElementType != bm.inType || !c.accElementType.isF32())
-    return fail(what + " needs f16 or bf16 inputs (both the same) and an "
-                       "f32 accumulator");
+    return fail(what +
+                (what == "wgmma" ? " needs f16, bf16 or f32 inputs"
+                                 : " needs f16 or bf16 inputs") +
+                " (both the same) and an f32 accumulator");
+  if (auto func = target->getParentOfType<FunctionOpInterface>())
+    bm.allowTf32 = func->hasAttr(kAllowTf32AttrName);
   if (!rowStride(aType) || !rowStride(bType))
     return fail("expected A and B with rows of unit inner stride and a "
                 "static row stride");

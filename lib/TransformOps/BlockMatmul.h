@@ -41,6 +41,9 @@ struct BlockMatmul {
   /// time), K the whole reduction.
   int64_t m = 0, n = 0, k = 0;
   mlir::Type inType, outType;
+  /// f32 inputs may be multiplied as TF32 (the payload function has
+  /// tessel.allow_tf32); otherwise they keep FP32-level accuracy.
+  bool allowTf32 = false;
 
   mlir::Operation *op() const { return contraction.op; }
   /// Whether B is stored `[n, k]` (K-major, a Linear layer's weight)

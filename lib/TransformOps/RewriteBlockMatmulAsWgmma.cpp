@@ -84,13 +84,24 @@ static constexpr int64_t kStagedReadMinBlocks = 64;
 /// ... and in fewer blocks when K has at most this many steps.
 static constexpr int64_t kSmallGridMaxSteps = 16;
 
+/// Copies of each operand tile a ring stage holds: 2 when f32 inputs keep
+/// FP32-level accuracy (3xTF32: the tiles' high and low TF32 parts).
+static int64_t operandParts(const BlockMatmul &bm) {
+  return bm.inType.isF32() && !bm.allowTf32 ? 2 : 1;
+}
+
+/// Elements of one K step: a 128-byte row of a tile.
+static int64_t stepK(const BlockMatmul &bm) {
+  return wgmma::tileK(bm.inType.getIntOrFloatBitWidth() / 8);
+}
+
 static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
                                    int64_t producers = 1,
                                    int64_t stagingBytes = 0,
                                    int64_t splits = 1) {
-  return wgmma::computeLayout(bm.m, bm.n, bm.inType.getIntOrFloatBitWidth() / 8,
-                              bm.outType.getIntOrFloatBitWidth() / 8, stages,
-                              producers, stagingBytes, splits);
+  return wgmma::computeLayout(
+      bm.m, bm.n, bm.outType.getIntOrFloatBitWidth() / 8, stages, producers,
+      stagingBytes, splits, operandParts(bm));
 }
 
 /// Checks the block tile, `stages` and `splits`; returns why they do not
@@ -109,9 +120,11 @@ static std::string checkConfig(const BlockMatmul &bm, int64_t stages,
        << " (one wgmma instruction)";
   else if (stages < 2)
     os << "stages = " << stages << " must be at least 2";
-  else if (bm.n / 2 > kMaxAccumulatorRegs)
-    os << "the block tile N = " << bm.n << " needs " << bm.n / 2
-       << " accumulator registers per thread; at most " << kMaxAccumulatorRegs;
+  else if (accumulatorRegs(bm.n, l.parts) > kMaxAccumulatorRegs)
+    os << "the block tile N = " << bm.n << " needs "
+       << accumulatorRegs(bm.n, l.parts) << " accumulator registers per thread"
+       << (l.parts > 1 ? " (3xTF32 keeps two sets)" : "") << "; at most "
+       << kMaxAccumulatorRegs;
   else if (l.threads > 1024)
     os << "the block tile M = " << bm.m << " needs " << l.threads
        << " threads; at most 1024 fit in a block";
@@ -121,8 +134,10 @@ static std::string checkConfig(const BlockMatmul &bm, int64_t stages,
        << l.sharedBytes
        << " bytes of shared memory; an sm_90 block has at most "
        << kMaxSharedMemory;
-  else if (bm.n / 2 + kOtherRegs > registersPerThread(l.threads))
-    os << "the " << bm.m << "x" << bm.n << " tile needs " << bm.n / 2
+  else if (accumulatorRegs(bm.n, l.parts) + kOtherRegs >
+           registersPerThread(l.threads))
+    os << "the " << bm.m << "x" << bm.n << " tile needs "
+       << accumulatorRegs(bm.n, l.parts)
        << " accumulator registers per thread, but its " << l.threads
        << " threads get at most " << registersPerThread(l.threads)
        << " registers each; the kernel would spill";
@@ -169,6 +184,11 @@ public:
   scf::ForOp emit();
 
 private:
+  /// Elements of one K step.
+  int64_t tileK() const { return stepK(bm); }
+  /// 3xTF32: the producer warpgroup splits the f32 tiles into high and low
+  /// TF32 parts, and the consumers wait for that ("ready").
+  bool splitsF32() const { return l.parts == 2; }
   /// Orders this thread's generic-proxy accesses to shared memory before
   /// later async-proxy ones (TMA, wgmma): fence.proxy.async.shared::cta.
   void fenceAsyncShared() {
@@ -197,8 +217,8 @@ private:
   /// B's TMA box: its whole K-major tile ([n, k]), or one 64-column box of
   /// its MN-major tile ([k, n]; BN / 64 of them side by side).
   SmallVector<int64_t> boxB() const {
-    return bm.bKMajor() ? SmallVector<int64_t>{bm.n, kTileK}
-                        : SmallVector<int64_t>{kTileK, kBoxN};
+    return bm.bKMajor() ? SmallVector<int64_t>{bm.n, tileK()}
+                        : SmallVector<int64_t>{tileK(), kBoxN};
   }
   /// A tensor map of the whole `source` (batched: its batch dimensions
   /// too, with a box of one matrix along them) whose box is `box` in its
@@ -256,7 +276,17 @@ private:
   /// thread (thread 0 when the others fill operands themselves).
   void emitTmaLoads(Value stage, Value k0, Value m0, Value n0, Value aBytes,
                     Value bBytes, Value tidX);
+  /// 3xTF32: all producer threads split each stage's f32 tiles, after
+  /// thread 0's TMA loads, `stages - 1` K steps ahead.
+  void emitSplittingProducer(Value m0, Value n0, Value tidX);
+  /// Splits the f32 tile part at `bytes` (`partBytes` long) into its high
+  /// TF32 part, in place, and its low part, the next `partBytes`.
+  void splitTile(Value bytes, int64_t partBytes, Value tidX);
   scf::ForOp emitConsumers(Value consumer);
+  /// One K step's wgmma on f32 tiles, as TF32: an m64nNk8 instruction per
+  /// 8-column slice and product (3xTF32: lo x hi, hi x lo, hi x hi), one
+  /// wgmma group for the step. Returns the accumulator.
+  Value emitTf32Mma(Value acc, Value consumer, Value aBytes, Value bBytes);
   /// One K step's wgmma with B K-major ([n, k] in the ring, as A): one
   /// nvgpu.warpgroup.mma per k16 slice, since the op's lowering advances
   /// B's descriptor along K as for an MN-major B. Returns the accumulator.
@@ -287,6 +317,8 @@ private:
   int64_t splits;
   wgmma::Layout l;
   Value tid, raw, alignPad, full, empty;
+  /// 3xTF32: a stage's tiles are split (one arrival per producer thread).
+  Value ready;
   /// The ring's 1024-byte aligned start (a shared-memory address).
   Value ringAddress;
   /// The block's K steps: kSteps of them from kBegin (split-K: its range;
@@ -372,7 +404,9 @@ void WgmmaEmitter::flushChunks(SmallVectorImpl<PendingChunk> &pending) {
 void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
                                 Value aBytes, Value bBytes, Value tidX) {
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
-  int64_t tmaBytes = (readA ? 0 : l.aStageBytes) + (readB ? 0 : l.bStageBytes);
+  // TMA fills a stage's first copy of each tile (its only one but with
+  // 3xTF32).
+  int64_t tmaBytes = (readA ? 0 : l.aPartBytes) + (readB ? 0 : l.bPartBytes);
   if (tmaBytes == 0)
     return;
   // One thread issues the TMA loads and the transaction count (the only
@@ -390,16 +424,16 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
     return sharedType(withBatch(batchRank, {rows, cols}), bm.inType);
   };
   if (!readA)
-    nvgpu::TmaAsyncLoadOp::create(b, loc, view(aBytes, tile(bm.m, kTileK)),
+    nvgpu::TmaAsyncLoadOp::create(b, loc, view(aBytes, tile(bm.m, tileK())),
                                   full, descA, coordinates(k0, m0, batchA),
                                   stage, Value(), Value());
   if (!readB && bm.bKMajor())
-    nvgpu::TmaAsyncLoadOp::create(b, loc, view(bBytes, tile(bm.n, kTileK)),
+    nvgpu::TmaAsyncLoadOp::create(b, loc, view(bBytes, tile(bm.n, tileK())),
                                   full, descB, coordinates(k0, n0, batchB),
                                   stage, Value(), Value());
   for (int64_t j = 0; !readB && !bm.bKMajor() && j < bm.n / kBoxN; ++j) {
     Value bDst =
-        view(addC(bBytes, j * kTileK * kBoxN * inBytes), tile(kTileK, kBoxN));
+        view(addC(bBytes, j * tileK() * kBoxN * inBytes), tile(tileK(), kBoxN));
     nvgpu::TmaAsyncLoadOp::create(b, loc, bDst, full, descB,
                                   coordinates(addC(n0, j * kBoxN), k0, batchB),
                                   stage, Value(), Value());
@@ -415,7 +449,7 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
   // into the ring as fillStage does, and refills the slot with step
   // kt + stagingSlots (zero bytes read past the last step, so that every
   // step commits one group).
-  int64_t steps = llvm::divideCeil(bm.k, kTileK);
+  int64_t steps = llvm::divideCeil(bm.k, tileK());
   int64_t slotElems = slotBytes(bm, stages, readA, readB) /
                       (bm.inType.getIntOrFloatBitWidth() / 8);
   Value staging =
@@ -430,20 +464,20 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
   SmallVector<Operand> operands;
   int64_t base = 0;
   if (readA) {
-    operands.push_back({&a, flatView(a.source), bm.m, kTileK, base, true});
-    base += 2 * bm.m * kTileK;
+    operands.push_back({&a, flatView(a.source), bm.m, tileK(), base, true});
+    base += 2 * bm.m * tileK();
   }
   if (readB)
     operands.push_back({&bOp, flatView(bOp.source),
-                        bm.bKMajor() ? bm.n : kTileK,
-                        bm.bKMajor() ? kTileK : bm.n, base, false});
+                        bm.bKMajor() ? bm.n : tileK(),
+                        bm.bKMajor() ? tileK() : bm.n, base, false});
   // Walks operand `op`'s tile of K step `kt` (the chunks of this thread):
   // body(j, granule indices, row, col) with j counting the thread's chunks.
   auto walk =
       [&](const Operand &op, Value kt,
           function_ref<void(int64_t, const ChunkGranules &, Value, Value)>
               body) {
-        Value k0 = mul(kt, kTileK);
+        Value k0 = mul(kt, tileK());
         // A's and a K-major B's rows run along M or N, an MN-major B's
         // along K.
         Value mn0 = op.isA ? m0 : n0;
@@ -548,7 +582,7 @@ WgmmaEmitter::beginProducerStep(Value kt, Value m0, Value n0, Value tidX) {
         b, loc, empty, parity(addC(round, 1)), cst(10000000), stage);
   }
   Value k = splits > 1 ? add(kBegin, kt) : kt;
-  StepBuffers step{stage, mul(k, kTileK), mul(stage, l.aStageBytes),
+  StepBuffers step{stage, mul(k, tileK()), mul(stage, l.aStageBytes),
                    addC(mul(stage, l.bStageBytes), stages * l.aStageBytes)};
   emitTmaLoads(step.stage, step.k0, m0, n0, step.aBytes, step.bBytes, tidX);
   return step;
@@ -573,6 +607,8 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
                                 Value producer) {
   if (stagingSlots > 0)
     return emitStagedProducer(m0, n0, tidX);
+  if (splitsF32())
+    return emitSplittingProducer(m0, n0, tidX);
   Value flatA = readA ? flatView(a.source) : Value();
   Value flatB = readB ? flatView(bOp.source) : Value();
   // Producer p takes K steps p, p + producers, ...: each waits for its
@@ -589,11 +625,11 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
   // One sequence of load groups over both operands' chunks.
   SmallVector<PendingChunk> pending;
   if (readA)
-    fillStage(a.source, flatA, m0, k0, bm.m, kTileK, aBytes, tidX, pending);
+    fillStage(a.source, flatA, m0, k0, bm.m, tileK(), aBytes, tidX, pending);
   if (readB && bm.bKMajor())
-    fillStage(bOp.source, flatB, n0, k0, bm.n, kTileK, bBytes, tidX, pending);
+    fillStage(bOp.source, flatB, n0, k0, bm.n, tileK(), bBytes, tidX, pending);
   else if (readB)
-    fillStage(bOp.source, flatB, k0, n0, kTileK, bm.n, bBytes, tidX, pending);
+    fillStage(bOp.source, flatB, k0, n0, tileK(), bm.n, bBytes, tidX, pending);
   flushChunks(pending);
   fenceAsyncShared();
   nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
@@ -604,9 +640,9 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
   auto accType = nvgpu::WarpgroupAccumulatorType::get(
       ctx, VectorType::get({kWgmmaM, bm.n}, b.getF32Type()));
   auto descTypeA = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, sharedType({kWgmmaM, kTileK}, bm.inType));
+      ctx, sharedType({kWgmmaM, tileK()}, bm.inType));
   auto descTypeB = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, sharedType({kTileK, bm.n}, bm.inType));
+      ctx, sharedType({tileK(), bm.n}, bm.inType));
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType);
   Value ticks = cst(10000000);
   auto loop = scf::ForOp::create(
@@ -614,19 +650,22 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
       [&](OpBuilder &, Location, Value kt, ValueRange iterArgs) {
         Value stage = rem(kt, stages);
         nvgpu::MBarrierTryWaitParityOp::create(
-            b, loc, full, parity(div(kt, stages)), ticks, stage);
-        Value aStage = view(mul(stage, l.aStageBytes),
-                            sharedType({bm.m, kTileK}, bm.inType));
+            b, loc, splitsF32() ? ready : full, parity(div(kt, stages)), ticks,
+            stage);
+        Value aBytes = mul(stage, l.aStageBytes);
+        Value aStage = view(aBytes, sharedType({bm.m, tileK()}, bm.inType));
         Value aRows = memref::SubViewOp::create(
             b, loc, aStage,
             ArrayRef<OpFoldResult>{mul(consumer, kWgmmaM), b.getIndexAttr(0)},
             ArrayRef<OpFoldResult>{b.getIndexAttr(kWgmmaM),
-                                   b.getIndexAttr(kTileK)},
+                                   b.getIndexAttr(tileK())},
             ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
         Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
         Value next;
-        if (!bm.bKMajor()) {
-          Value bStage = view(bBytes, sharedType({kTileK, bm.n}, bm.inType));
+        if (bm.inType.isF32()) {
+          next = emitTf32Mma(iterArgs[0], consumer, aBytes, bBytes);
+        } else if (!bm.bKMajor()) {
+          Value bStage = view(bBytes, sharedType({tileK(), bm.n}, bm.inType));
           Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(
               b, loc, descTypeA, aRows, wgmmaDescA);
           Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(
@@ -667,12 +706,12 @@ Value WgmmaEmitter::emitKMajorMma(Type accType, Value aRows, Value bBytes,
   // group of the MN-major path with waitGroup = 1.
   MLIRContext *ctx = b.getContext();
   constexpr int64_t kSliceK = 16;
-  constexpr int64_t kSlices = kTileK / kSliceK;
+  const int64_t kSlices = tileK() / kSliceK;
   auto descTypeA = nvgpu::WarpgroupMatrixDescriptorType::get(
       ctx, sharedType({kWgmmaM, kSliceK}, bm.inType));
   auto descTypeB = nvgpu::WarpgroupMatrixDescriptorType::get(
       ctx, sharedType({kSliceK, bm.n}, bm.inType));
-  Value bStage = view(bBytes, sharedType({bm.n, kTileK}, bm.inType));
+  Value bStage = view(bBytes, sharedType({bm.n, tileK()}, bm.inType));
   auto slice = [&](Value tile, int64_t rows, int64_t kk) -> Value {
     return memref::SubViewOp::create(
         b, loc, tile,
@@ -690,6 +729,182 @@ Value WgmmaEmitter::emitKMajorMma(Type accType, Value aRows, Value bBytes,
                                         UnitAttr(), UnitAttr(), acc);
   }
   return acc;
+}
+
+Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value aBytes,
+                                Value bBytes) {
+  // wgmma multiplies f32 tiles as TF32 with its k8 instruction, which reads
+  // both operands K-major: slice s of 8 columns starts 32 bytes into each
+  // 128-byte swizzled row, as a 16-bit slice of 16 does. nvgpu's
+  // warpgroup.mma advances its descriptors by the element type's width,
+  // which TF32's 19 bits get wrong, so the step is issued here, at the
+  // NVVM level: one fence, every slice's products, one commit, and a wait
+  // that leaves this step's group in flight while the previous one
+  // completes (as the MN-major path's waitGroup = 1). 3xTF32 adds the
+  // small products before the large one: lo x hi, hi x lo, hi x hi.
+  //
+  // 3xTF32 sums each step's products into a fresh partial accumulator and
+  // adds it to the running total with FP32 adds, after waiting for the
+  // step's group: wgmma accumulates with truncation, so a total kept in
+  // its accumulator over all K drifts toward zero by about one unit in
+  // the last place per instruction (2.9e-5 relative at 4096^3 measured on
+  // an H100, cuBLAS's FP32 1.2e-6; bench/results/f32). The partial costs a
+  // second set of accumulator registers (checkConfig) and the overlap of
+  // one step's group with the next.
+  MLIRContext *ctx = b.getContext();
+  constexpr int64_t kSliceK = 8;
+  Type tf32 = b.getTF32Type();
+  auto descTypeA = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, sharedType({kWgmmaM, kSliceK}, tf32));
+  auto descTypeB = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, sharedType({kSliceK, bm.n}, tf32));
+  // The i64 descriptor of slice `kk` of `rows` rows from `firstRow` of the
+  // tile part at `bytes` (`tileRows` rows).
+  auto descriptor = [&](Value bytes, int64_t tileRows, Value firstRow,
+                        int64_t rows, int64_t kk,
+                        nvgpu::WarpgroupMatrixDescriptorType type,
+                        Value map) -> Value {
+    Value tile = view(bytes, sharedType({tileRows, tileK()}, bm.inType));
+    Value slice = memref::SubViewOp::create(
+        b, loc, tile, ArrayRef<OpFoldResult>{firstRow, b.getIndexAttr(kk)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(kSliceK)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+    Value desc =
+        nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, type, slice, map);
+    return UnrealizedConversionCastOp::create(b, loc, b.getI64Type(), desc)
+        .getResult(0);
+  };
+  auto inner = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(bm.n / 2, b.getF32Type()));
+  auto outer = LLVM::LLVMStructType::getLiteral(ctx, {inner});
+  Value whole =
+      UnrealizedConversionCastOp::create(b, loc, outer, acc).getResult(0);
+  Value total =
+      LLVM::ExtractValueOp::create(b, loc, whole, ArrayRef<int64_t>{0});
+  // The first instruction of a partial ignores its input (scale-d = 0).
+  Value fragment = splitsF32() ? LLVM::PoisonOp::create(b, loc, inner) : total;
+  bool first = splitsF32();
+  auto type = [&](NVVM::WGMMATypes t) {
+    return NVVM::WGMMATypesAttr::get(ctx, t);
+  };
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  // Parts: 0 the high (or only) part, 1 the low part.
+  SmallVector<std::pair<int64_t, int64_t>> products =
+      splitsF32()
+          ? SmallVector<std::pair<int64_t, int64_t>>{{1, 0}, {0, 1}, {0, 0}}
+          : SmallVector<std::pair<int64_t, int64_t>>{{0, 0}};
+  Value firstRow = mul(consumer, kWgmmaM);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kk = 0; kk < tileK(); kk += kSliceK)
+    for (auto [partA, partB] : products) {
+      Value dA = descriptor(addC(aBytes, partA * l.aPartBytes), bm.m, firstRow,
+                            kWgmmaM, kk, descTypeA, wgmmaDescA);
+      Value dB = descriptor(addC(bBytes, partB * l.bPartBytes), bm.n, cst(0),
+                            bm.n, kk, descTypeB, wgmmaDescB);
+      fragment = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, inner, fragment, dA, dB,
+          NVVM::MMAShapeAttr::get(ctx, kWgmmaM, bm.n, kSliceK),
+          type(NVVM::WGMMATypes::tf32), type(NVVM::WGMMATypes::tf32),
+          type(NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(ctx, first ? NVVM::WGMMAScaleOut::zero
+                                                  : NVVM::WGMMAScaleOut::one),
+          one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
+          NVVM::MMAIntOverflowAttr());
+      first = false;
+    }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, splitsF32() ? 0 : 1);
+  if (splitsF32()) {
+    for (int64_t i = 0; i < bm.n / 2; ++i) {
+      Value sum = arith::AddFOp::create(
+          b, loc,
+          LLVM::ExtractValueOp::create(b, loc, total, ArrayRef<int64_t>{i}),
+          LLVM::ExtractValueOp::create(b, loc, fragment, ArrayRef<int64_t>{i}));
+      total =
+          LLVM::InsertValueOp::create(b, loc, total, sum, ArrayRef<int64_t>{i});
+    }
+    fragment = total;
+  }
+  whole = LLVM::InsertValueOp::create(b, loc, whole, fragment,
+                                      ArrayRef<int64_t>{0});
+  return UnrealizedConversionCastOp::create(b, loc, acc.getType(), whole)
+      .getResult(0);
+}
+
+void WgmmaEmitter::splitTile(Value bytes, int64_t partBytes, Value tidX) {
+  // x = hi + lo exactly: hi is x with the 13 mantissa bits TF32 lacks
+  // cleared (so any TF32 conversion keeps it as it is), lo = x - hi (exact:
+  // x and hi share sign and exponent). The part is split as a flat array:
+  // the swizzle moves whole 16-byte chunks, so hi and lo of a value sit at
+  // the same index of their copies. A thread's loads are issued before its
+  // stores, a group of chunks at a time.
+  constexpr int64_t kGroup = 8;
+  int64_t elems = partBytes / 4;
+  Value part = view(bytes, sharedType({2 * elems}, b.getF32Type()));
+  auto quad = VectorType::get({4}, b.getF32Type());
+  auto quadBits = VectorType::get({4}, b.getI32Type());
+  Value mask = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(quadBits, b.getI32IntegerAttr(-8192)));
+  int64_t chunks = elems / 4 / kWarpgroupThreads;
+  for (int64_t first = 0; first < chunks; first += kGroup) {
+    SmallVector<std::pair<Value, Value>> loaded;
+    for (int64_t c = first; c < std::min(chunks, first + kGroup); ++c) {
+      Value index = addC(mul(tidX, 4), c * 4 * kWarpgroupThreads);
+      loaded.emplace_back(index, vector::LoadOp::create(b, loc, quad, part,
+                                                        ValueRange{index},
+                                                        /*nontemporal=*/false,
+                                                        llvm::MaybeAlign(16)));
+    }
+    for (auto [index, x] : loaded) {
+      Value bits = vector::BitCastOp::create(b, loc, quadBits, x);
+      Value hi = vector::BitCastOp::create(
+          b, loc, quad, arith::AndIOp::create(b, loc, bits, mask));
+      Value lo = arith::SubFOp::create(b, loc, x, hi);
+      vector::StoreOp::create(b, loc, hi, part, ValueRange{index},
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
+      vector::StoreOp::create(b, loc, lo, part, ValueRange{addC(index, elems)},
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
+    }
+  }
+}
+
+void WgmmaEmitter::emitSplittingProducer(Value m0, Value n0, Value tidX) {
+  // Thread 0 issues each K step's TMA loads `stages - 1` steps ahead (the
+  // first ones before the loop, then each after the step `stages - 1`
+  // before it is split: its stage was released by then or will be once
+  // the consumers, who have that step's tiles, complete the one before).
+  // Every producer thread waits for a step's tiles, splits its share of
+  // them, makes its stores visible to wgmma (the async proxy) and arrives
+  // on the stage's ready barrier. A thread that waits on full without
+  // arriving on it cannot fall two phases behind: the stage is refilled
+  // only after its own arrival on ready.
+  int64_t ahead = stages - 1;
+  auto issue = [&](Value kt) {
+    OpBuilder::InsertionGuard guard(b);
+    Value inRange =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kt, kSteps);
+    auto ifIssue = scf::IfOp::create(
+        b, loc, arith::AndIOp::create(b, loc, eq(tidX, 0), inRange),
+        /*withElse=*/false);
+    b.setInsertionPointToStart(ifIssue.thenBlock());
+    beginProducerStep(kt, m0, n0, tidX);
+  };
+  for (int64_t d = 0; d < ahead; ++d)
+    issue(cst(d));
+  auto loop = scf::ForOp::create(b, loc, cst(0), kSteps, cst(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kt = loop.getInductionVar();
+  Value stage = rem(kt, stages);
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity(div(kt, stages)),
+                                         cst(10000000), stage);
+  splitTile(mul(stage, l.aStageBytes), l.aPartBytes, tidX);
+  splitTile(addC(mul(stage, l.bStageBytes), stages * l.aStageBytes),
+            l.bPartBytes, tidX);
+  fenceAsyncShared();
+  nvgpu::MBarrierArriveOp::create(b, loc, ready, stage);
+  issue(addC(kt, ahead));
 }
 
 SmallVector<Value> WgmmaEmitter::accumulatorElements(Value acc) {
@@ -873,7 +1088,7 @@ scf::ForOp WgmmaEmitter::emit() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(bm.launch);
     if (!readA)
-      descA = makeTensorMap(a.source, {bm.m, kTileK});
+      descA = makeTensorMap(a.source, {bm.m, tileK()});
     if (!readB)
       descB = makeTensorMap(bOp.source, boxB());
   }
@@ -888,8 +1103,9 @@ scf::ForOp WgmmaEmitter::emit() {
     return UnrealizedConversionCastOp::create(b, loc, type, poison)
         .getResult(0);
   };
-  wgmmaDescA =
-      readA || a.batchRank() > 0 ? noMap(tensorMapType({bm.m, kTileK})) : descA;
+  wgmmaDescA = readA || a.batchRank() > 0
+                   ? noMap(tensorMapType({bm.m, tileK()}))
+                   : descA;
   wgmmaDescB =
       readB || bOp.batchRank() > 0 ? noMap(tensorMapType(boxB())) : descB;
 
@@ -916,7 +1132,7 @@ scf::ForOp WgmmaEmitter::emit() {
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, raw);
   alignPad = rem(sub(cst(kSwizzleAlign), rem(address, kSwizzleAlign)),
                  kSwizzleAlign);
-  int64_t steps = llvm::divideCeil(bm.k, kTileK);
+  int64_t steps = llvm::divideCeil(bm.k, tileK());
   if (splits > 1) {
     // Block `split` of its cluster takes K steps [split * steps / splits,
     // (split + 1) * steps / splits): at least one each (splits <= steps).
@@ -933,6 +1149,8 @@ scf::ForOp WgmmaEmitter::emit() {
       b.getContext(), workgroupSpace(), stages);
   full = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
   empty = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
+  if (splitsF32())
+    ready = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
   auto ifFirst = scf::IfOp::create(b, loc, eq(tid, 0), /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -947,6 +1165,9 @@ scf::ForOp WgmmaEmitter::emit() {
       nvgpu::MBarrierInitOp::create(
           b, loc, empty, cst(kWarpgroupThreads * l.consumers), cst(s),
           Value());
+      if (splitsF32())
+        nvgpu::MBarrierInitOp::create(b, loc, ready, cst(kWarpgroupThreads),
+                                      cst(s), Value());
     }
     // The barriers are initialized by generic-proxy stores; TMA completes
     // transactions on them through the async proxy: the initialization is
@@ -974,10 +1195,11 @@ scf::ForOp WgmmaEmitter::emit() {
     // Only threads that arrive on the full barriers may wait on the empty
     // ones: a waiter that arrives on nothing could fall two phases behind
     // and wait forever on a parity that has passed. So one thread produces
-    // when TMA loads everything, and all 128 when they fill a stage.
+    // when TMA loads everything, and all 128 when they fill or split a
+    // stage.
     {
       OpBuilder::InsertionGuard leader(b);
-      if (!readA && !readB) {
+      if (!readA && !readB && !splitsF32()) {
         auto ifLeader = scf::IfOp::create(b, loc, eq(tidX, 0),
                                           /*withElse=*/false);
         b.setInsertionPointToStart(ifLeader.thenBlock());
@@ -1108,7 +1330,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // Split-K: the K steps are shared out among the `splits` blocks of a
     // cluster, and each block of it stores 1 / splits of the tile's 8-column
     // groups.
-    int64_t steps = llvm::divideCeil(bm.k, kTileK);
+    int64_t steps = llvm::divideCeil(bm.k, stepK(bm));
     if (splits < 1 || splits > kMaxClusterSize)
       return fail("split_k = " + Twine(splits) + " must be between 1 and " +
                   Twine(kMaxClusterSize) +
@@ -1119,7 +1341,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
                   "-column block tile");
     if (splits > steps)
       return fail("split_k = " + Twine(splits) + " exceeds the " +
-                  Twine(steps) + " K steps of 64");
+                  Twine(steps) + " K steps of " + Twine(stepK(bm)));
     if (splits > 1) {
       if (bm.launch.hasClusterSize())
         return fail("split_k needs a gpu.launch without clusters");
@@ -1134,6 +1356,12 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
                     " times the launch's grid z extent (its batch blocks) "
                     "must be a constant of at most 65535");
     }
+    // f32 inputs are multiplied as TF32, whose wgmma reads only K-major
+    // tiles (no transpose, unlike 16-bit types).
+    if (bm.inType.isF32() && !bm.bKMajor())
+      return fail("f32 inputs need B stored [n, k] (K-major, a Linear "
+                  "layer's weight): wgmma's TF32 instruction cannot "
+                  "transpose B [k, n]");
     if (std::string why = checkConfig(bm, *stages, 1, 0, splits); !why.empty())
       return fail(why);
     if (128 % bm.outType.getIntOrFloatBitWidth() != 0)
@@ -1195,8 +1423,9 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       misaligned[i] = !hasAlignedRows(type, 16);
       // The producer's aligned loads need the buffer's start and a static
       // offset from it, and read matrices, not batches of them.
+      // The producers read 16-bit values (f32 rows are copied).
       readable[i] = type.getStridesAndOffset().second != ShapedType::kDynamic &&
-                    operand->batchRank() == 0;
+                    operand->batchRank() == 0 && !bm.inType.isF32();
     }
     // Split-K loads its operands with TMA: misaligned rows are copied.
     bool mayRead[2] = {misaligned[0] && readable[0] && splits == 1,

@@ -282,6 +282,8 @@ std::optional<WorkloadSpec> tessel::recognizeWorkload(func::FuncOp func) {
   w.lhsTransposed = contraction->lhsTransposed;
   w.rhsTransposed = contraction->rhsTransposed;
   w.accumulatorType = typeName(contraction->accElementType);
+  if (func->hasAttr(kAllowTf32AttrName) && contraction->lhsElementType.isF32())
+    w.precision = "tf32";
   // Whatever else the reference could not compute (an i8 operand, an
   // output that is also an input) is not a workload either.
   if (llvm::Error e = validateWorkload(w, argumentBuffers(func))) {

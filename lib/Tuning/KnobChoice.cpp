@@ -33,6 +33,10 @@ std::optional<ProblemShape> tessel::parseWorkloadKey(llvm::StringRef workload) {
   auto [in, out] = llvm::StringRef(p.types).split("->");
   p.inBytes = in.starts_with("f32") ? 4 : 2;
   p.outBytes = out.starts_with("f32") ? 4 : 2;
+  p.wgmmaParts =
+      p.inBytes == 4 && !llvm::StringRef(p.types).contains(" precision=tf32")
+          ? 2
+          : 1;
   llvm::SmallVector<llvm::StringRef> batch;
   if (llvm::Regex(" batch=([0-9x]+)( |$)").match(p.types, &batch))
     for (llvm::StringRef size : llvm::split(batch[1], 'x')) {
@@ -168,7 +172,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   int64_t en = std::min(tn, roundUp(s.n, granule));
   int64_t blocks =
       llvm::divideCeil(s.m, em) * llvm::divideCeil(s.n, en) * s.batch;
-  int64_t tk = p.get("tile_k").value_or(wgmma ? 64 : 16);
+  int64_t tk =
+      p.get("tile_k").value_or(wgmma ? tessel::wgmma::tileK(s.inBytes) : 16);
   int64_t kSteps = llvm::divideCeil(s.k, tk);
   int64_t stages = p.get("stages").value_or(1);
   // Split-K (wgmma): the K steps shared out among the blocks of a cluster.
@@ -228,14 +233,14 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // accumulators that must fit the registers, or the kernel spills.
     int64_t bm = roundUp(em, 64), bn = roundUp(en, 64);
     tessel::wgmma::Layout layout = tessel::wgmma::computeLayout(
-        bm, bn, s.inBytes, s.outBytes, stages, 1, 0, splits);
+        bm, bn, s.outBytes, stages, 1, 0, splits, s.wgmmaParts);
     threads = layout.threads;
     smem = layout.sharedBytes;
-    if (!tessel::wgmma::accumulatorsFit(bn, threads))
-      return refuse(llvm::formatv("tile_n={0}: {1} f32 accumulators per "
-                                  "consumer thread do not fit the registers "
-                                  "of {2} threads",
-                                  bn, bn / 2, threads));
+    if (!tessel::wgmma::accumulatorsFit(bn, threads, s.wgmmaParts))
+      return refuse(llvm::formatv(
+          "tile_n={0}: {1} f32 accumulators per consumer thread do not fit "
+          "the registers of {2} threads",
+          bn, tessel::wgmma::accumulatorRegs(bn, s.wgmmaParts), threads));
     // Each block of a cluster stores bn / 8 / splits of the tile's 8-column
     // groups and takes at least one K step.
     if ((bn / 8) % splits != 0)

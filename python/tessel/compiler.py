@@ -55,17 +55,21 @@ class CompiledKernel:
 SIMT_MISALIGNED_MAX_K = 16
 
 
-def default_schedules(dtype, chip="sm_90", shape=None):
+def default_schedules(dtype, chip="sm_90", shape=None, k_major_b=False):
     """The schedule libraries for `dtype` on a `chip` GPU, in the order
     tessel-opt tries them: wgmma + TMA, then mma.sync, then SIMT for
     f16/bf16 on Hopper (sm_90); mma.sync, then SIMT elsewhere (SIMT alone
-    before sm_80, which lacks mma.sync's cp.async); SIMT for f32. With
+    before sm_80, which lacks mma.sync's cp.async); SIMT for f32, after
+    wgmma on Hopper when B is stored [n, k] (`k_major_b`, a Linear layer's
+    weight: TF32 wgmma reads B K-major only; docs/f32.md). With
     `shape` (M, N, K), a 16-bit shape whose rows are not 16-byte aligned and
     whose K is at most SIMT_MISALIGNED_MAX_K goes to SIMT first. Schedules
     whose kernels do not run on `chip` (their tessel.target_chip or
     tessel.min_chip) are left out."""
     names = [SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip.rstrip("a"), dtype)),
              SCHEDULE_FOR_DTYPE[dtype], SCHEDULE_FOR_DTYPE["f32"]]
+    if dtype == "f32" and k_major_b and chip.rstrip("a") == "sm_90":
+        names.insert(0, SCHEDULE_FOR_CHIP_AND_DTYPE[("sm_90", "f16")])
     if (shape and dtype in ("f16", "bf16")
             and shape[2] <= SIMT_MISALIGNED_MAX_K
             and not rows_aligned(shape[1], shape[2], dtype)):
@@ -101,13 +105,14 @@ def runs_on(schedule, chip):
     return not least or _sm(chip) >= _sm(least.group(1))
 
 
-def _schedules_and_target(schedule, dtype, chip, shape=None):
+def _schedules_and_target(schedule, dtype, chip, shape=None,
+                          k_major_b=False):
     """The schedule libraries to try (`schedule`, or the defaults for
     `dtype` and `shape` on a `chip` GPU) and the chip to compile them for:
     the most specific target any of them declares (sm_90a code needs an
     sm_90 GPU; what the others produce runs there too)."""
     schedules = ([pathlib.Path(schedule)] if schedule
-                 else default_schedules(dtype, chip, shape))
+                 else default_schedules(dtype, chip, shape, k_major_b))
     for s in schedules:
         if not s.is_file():
             where = ("given as schedule=" if schedule else
@@ -255,28 +260,33 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
 def compile_linear(m, n, k, dtype="f16", *, bias=True, activation=None,
                    weight="nk", schedule=None, knobs=None, device=None,
                    databases=None, chip="sm_90", sm_count=None,
-                   defaults="rule"):
+                   defaults="rule", allow_tf32=False):
     """Compiles a Linear layer, y = activation(x W^T + b) with x m x k,
     y m x n, the weight W stored "nk" (n x k, PyTorch's layout) or "kn"
     (its transpose), an optional bias of n elements and an activation
     (None, "relu", "gelu", "gelu_tanh", "silu"); returns its CompiledKernel,
     whose launch file takes (x, W, [b,] y). Schedules, knobs and the rest:
-    as compile_matmul_relu."""
+    as compile_matmul_relu; f32 with W stored "nk" tries wgmma first on
+    Hopper. `allow_tf32`: f32 inputs may be multiplied as TF32 (as
+    torch.backends.cuda.matmul.allow_tf32); otherwise tensor cores keep
+    FP32-level accuracy (3xTF32, docs/f32.md)."""
     ir = linear_ir(m, n, k, dtype, bias=bias, activation=activation,
-                   weight=weight)
+                   weight=weight, allow_tf32=allow_tf32)
     return _compile(ir, "linear",
                     linear_name(m, n, k, dtype, bias=bias,
                                 activation=activation, weight=weight),
                     (m, n, k), dtype, schedule=schedule, knobs=knobs,
                     device=device, databases=databases, chip=chip,
-                    sm_count=sm_count, defaults=defaults)
+                    sm_count=sm_count, defaults=defaults,
+                    k_major_b=weight == "nk")
 
 
 def _compile(ir, function, workload, shape, dtype, *, schedule, knobs,
-             device, databases, chip, sm_count, defaults):
+             device, databases, chip, sm_count, defaults, k_major_b=False):
     """Compiles the payload `ir` (one function, `function`) into the cache;
-    `workload` names it in messages."""
-    schedules, chip = _schedules_and_target(schedule, dtype, chip, shape)
+    `workload` names it in messages; `k_major_b`: B is stored [n, k]."""
+    schedules, chip = _schedules_and_target(schedule, dtype, chip, shape,
+                                            k_major_b)
     knob_text = _knob_text(knobs) if knobs else ""
     if defaults not in ("rule", "nearest", "schedule"):
         raise ValueError(f"defaults must be rule, nearest or schedule, "

@@ -156,14 +156,17 @@ def get_kernel(m, n, k, dtype, device_ordinal=0, *, knobs=None,
 
 def get_linear_kernel(m, n, k, dtype, device_ordinal=0, *, bias=True,
                       activation=None, knobs=None, schedule=None,
-                      databases=None):
+                      databases=None, allow_tf32=False):
     """The Kernel for a Linear layer (see compile_linear: x m x k, the
-    weight stored n x k, an optional bias, an activation) on GPU
-    `device_ordinal`, compiled and loaded on first use."""
+    weight stored n x k, an optional bias, an activation, f32 inputs
+    multiplied as TF32 if `allow_tf32`) on GPU `device_ordinal`, compiled
+    and loaded on first use."""
+    allow_tf32 = bool(allow_tf32) and dtype == "f32"
     return _cached_kernel(
-        ("linear", m, n, k, dtype, bool(bias), activation),
+        ("linear", m, n, k, dtype, bool(bias), activation, allow_tf32),
         lambda **o: compile_linear(m, n, k, dtype, bias=bias,
-                                   activation=activation, weight="nk", **o),
+                                   activation=activation, weight="nk",
+                                   allow_tf32=allow_tf32, **o),
         device_ordinal, knobs, schedule, databases)
 
 
@@ -337,7 +340,9 @@ def linear(x, weight, bias=None, activation=None, *, knobs=None,
     activation: None, "relu", "gelu" (erf), "gelu_tanh" (PyTorch's
     approximate="tanh") or "silu". Returns a new (..., out_features)
     tensor. x and weight must be contiguous; an x with no rows gives an
-    empty result.
+    empty result. float32 on Hopper runs on tensor cores with FP32-level
+    accuracy (3xTF32), or as TF32 when torch.backends.cuda.matmul.allow_tf32
+    is set (docs/f32.md).
 
     knobs/schedule/databases: see compile_matmul_relu. Raises
     TypeError/ValueError for unsupported arguments (before any GPU work),
@@ -370,10 +375,13 @@ def _linear(x, weight, bias, activation, *, knobs=None, schedule=None,
     out = torch.empty((*x.shape[:-1], n), dtype=x.dtype, device=x.device)
     if m == 0:
         return out
-    kernel = get_linear_kernel(m, n, k, _DTYPES[str(x.dtype)],
-                               x.device.index or 0, bias=bias is not None,
-                               activation=activation, knobs=knobs,
-                               schedule=schedule, databases=databases)
+    # f32 follows PyTorch's own switch for TF32 matmuls (off by default):
+    # off, tensor cores keep FP32-level accuracy (3xTF32).
+    kernel = get_linear_kernel(
+        m, n, k, _DTYPES[str(x.dtype)], x.device.index or 0,
+        bias=bias is not None, activation=activation, knobs=knobs,
+        schedule=schedule, databases=databases,
+        allow_tf32=torch.backends.cuda.matmul.allow_tf32)
     args = (x, weight) + ((bias,) if bias is not None else ()) + (out,)
     kernel._launch(torch, args)
     return out

@@ -225,7 +225,7 @@ def test_tune_refuses_bad_devices(tmp_path, devices):
 @pytest.mark.parametrize("dtype,activation,bias,schedule", [
     ("bf16", "gelu_tanh", True, "matmul_relu_wgmma.mlir"),
     ("f16", "relu", False, "matmul_relu_wgmma.mlir"),
-    ("f32", None, False, "matmul_relu_simt.mlir")])
+    ("f32", None, False, "matmul_relu_wgmma.mlir")])
 def test_linear_with_pytorchs_weight_layout(dtype, activation, bias, schedule):
     # The weight stored (out, in): B K-major, on every schedule; the launch
     # file's workload records the layout, the bias and the epilogue.
@@ -242,3 +242,29 @@ def test_linear_with_pytorchs_weight_layout(dtype, activation, bias, schedule):
     assert [a["shape"] for a in launch["arguments"]] == \
         [[77, 131], [100, 131]] + ([[100]] if bias else []) + [[77, 100]]
     assert bool(workload.get("epilogue_operands")) == bias
+
+
+@pytest.mark.parametrize("allow_tf32", [False, True])
+def test_f32_linear_on_tensor_cores(allow_tf32):
+    # f32 with the weight stored [n, k] goes to wgmma on Hopper: FP32-level
+    # accuracy (3xTF32) unless TF32 is allowed, which the launch file's
+    # workload records (and its key, and the reference's tolerance, follow).
+    c = tessel.compile_linear(300, 500, 700, "f32", bias=True,
+                              activation="relu", allow_tf32=allow_tf32)
+    assert c.schedule.endswith("matmul_relu_wgmma.mlir")
+    workload = json.loads(c.launch_file.read_text())["workload"]
+    assert workload.get("precision") == ("tf32" if allow_tf32 else None)
+    ptx = "".join(p.read_text() for p in c.launch_file.parent.glob("*.ptx"))
+    assert "wgmma.mma_async.sync.aligned.m64n" in ptx
+    assert (".f32.tf32.tf32" in ptx)
+    # 3xTF32 splits each value into high and low TF32 parts in the kernel.
+    assert ("-8192;" in ptx) == (not allow_tf32)
+
+
+def test_f32_linear_elsewhere_and_kn_weight_use_simt():
+    # TF32 wgmma reads B K-major only: W stored [k, n] stays on SIMT, and so
+    # does every f32 Linear before Hopper.
+    assert tessel.compile_linear(64, 64, 64, "f32", weight="kn") \
+        .schedule.endswith("matmul_relu_simt.mlir")
+    assert tessel.compile_linear(64, 64, 64, "f32", chip="sm_80") \
+        .schedule.endswith("matmul_relu_simt.mlir")

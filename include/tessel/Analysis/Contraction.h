@@ -18,6 +18,12 @@
 
 namespace tessel {
 
+/// A unit attribute of a payload function: its f32 contractions may be
+/// multiplied as TF32 (10-bit mantissas) on tensor cores, as PyTorch's
+/// torch.backends.cuda.matmul.allow_tf32. Without it they keep FP32-level
+/// accuracy (docs/f32.md).
+inline constexpr llvm::StringLiteral kAllowTf32AttrName = "tessel.allow_tf32";
+
 /// A contraction `acc[batch..., m, n] += lhs * rhs` with one M, one N and
 /// one K loop and any number of batch loops.
 struct Contraction {

@@ -129,7 +129,8 @@ std::string comparePtx(llvm::StringRef elementType);
 llvm::json::Value toJSON(const RunResult &result);
 
 /// Default relative-error bound by output element type.
-double defaultTolerance(llvm::StringRef elementType);
+double defaultTolerance(llvm::StringRef elementType,
+                        llvm::StringRef precision = "");
 
 } // namespace tessel
 

@@ -75,6 +75,10 @@ struct WorkloadSpec {
   /// Linear layer's weight).
   bool lhsTransposed = false, rhsTransposed = false;
   std::string accumulatorType; // "f32"
+  /// How f32 inputs may be multiplied: empty for FP32-level accuracy,
+  /// "tf32" where TF32 products are allowed (the payload function's
+  /// tessel.allow_tf32). The reference check's tolerance follows it.
+  std::string precision;
   std::vector<EpilogueOperandSpec> operands;
   /// Empty: the output is the accumulator.
   std::vector<EpilogueStep> epilogue;

@@ -20,8 +20,11 @@ namespace tessel::wgmma {
 inline constexpr int64_t kWarpgroupThreads = 128;
 /// Rows of the accumulator one consumer warpgroup owns (wgmma's M).
 inline constexpr int64_t kWgmmaM = 64;
-/// K extent of one ring buffer: one 128-byte swizzle row of 16-bit values.
-inline constexpr int64_t kTileK = 64;
+/// Bytes of a tile row in one ring buffer: one 128-byte swizzle row, the
+/// K extent of one K step (64 16-bit or 32 f32 values).
+inline constexpr int64_t kRowBytes = 128;
+/// The K extent of one K step for inputs of `inBytes` bytes.
+inline constexpr int64_t tileK(int64_t inBytes) { return kRowBytes / inBytes; }
 /// Buffers addressed by 128-byte-swizzled wgmma descriptors start on 1024-byte
 /// boundaries; the dynamic shared memory base is aligned at run time.
 inline constexpr int64_t kSwizzleAlign = 1024;
@@ -39,6 +42,9 @@ inline constexpr int64_t kOtherRegs = 24;
 /// A BM x BN block's warpgroups and shared memory, in bytes.
 struct Layout {
   int64_t consumers = 0, producers = 1, threads = 0;
+  /// A stage holds `parts` copies of each tile (3xTF32: the operands' high
+  /// and low parts), each of aPartBytes (A) and bPartBytes (B).
+  int64_t parts = 1, aPartBytes = 0, bPartBytes = 0;
   int64_t aStageBytes = 0, bStageBytes = 0, ringBytes = 0, stagedBytes = 0;
   /// Split-K: the block's f32 partial tile, which the other blocks of its
   /// cluster read (0 without split-K).
@@ -48,21 +54,26 @@ struct Layout {
   int64_t sharedBytes = 0;
 };
 
-/// The layout of a `bm` x `bn` block (multiples of 64) with inputs of
-/// `inBytes` bytes and an output of `outBytes`, `stages` ring buffers,
+/// The layout of a `bm` x `bn` block (multiples of 64) with an output of
+/// `outBytes` bytes per element, `stages` ring buffers (a K step of a tile
+/// row is kRowBytes whatever the input type),
 /// `producers` producer warpgroups and `stagingBytes` of staging after the
 /// ring (the epilogue's staged output tile reuses both), K split over
-/// `splits` blocks of a cluster (their f32 partial tiles reuse them too).
-inline Layout computeLayout(int64_t bm, int64_t bn, int64_t inBytes,
-                            int64_t outBytes, int64_t stages,
-                            int64_t producers = 1, int64_t stagingBytes = 0,
-                            int64_t splits = 1) {
+/// `splits` blocks of a cluster (their f32 partial tiles reuse them too),
+/// `parts` copies of each operand tile per stage.
+inline Layout computeLayout(int64_t bm, int64_t bn, int64_t outBytes,
+                            int64_t stages, int64_t producers = 1,
+                            int64_t stagingBytes = 0, int64_t splits = 1,
+                            int64_t parts = 1) {
   Layout l;
   l.consumers = bm / kWgmmaM;
   l.producers = producers;
   l.threads = kWarpgroupThreads * (l.consumers + producers);
-  l.aStageBytes = bm * kTileK * inBytes;
-  l.bStageBytes = kTileK * bn * inBytes;
+  l.parts = parts;
+  l.aPartBytes = bm * kRowBytes;
+  l.bPartBytes = bn * kRowBytes;
+  l.aStageBytes = parts * l.aPartBytes;
+  l.bStageBytes = parts * l.bPartBytes;
   l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
   l.stagedBytes = bm * (bn + kStagePad) * outBytes;
   l.stagingBytes = stagingBytes;
@@ -80,11 +91,18 @@ inline int64_t registersPerThread(int64_t threads) {
   return std::min<int64_t>(255, kRegisterFile / (warps * 32) / 8 * 8);
 }
 
-/// Whether a consumer thread's accumulators for a block `bn` wide (bn / 2
-/// f32 registers), and its other registers, fit among `threads` threads.
-inline bool accumulatorsFit(int64_t bn, int64_t threads) {
-  return bn / 2 <= kMaxAccumulatorRegs &&
-         bn / 2 + kOtherRegs <= registersPerThread(threads);
+/// A consumer thread's accumulator registers for a block `bn` wide: bn / 2
+/// f32 registers per set; 3xTF32 keeps two sets (`parts`), the step's
+/// partial sum and the running total.
+inline int64_t accumulatorRegs(int64_t bn, int64_t parts = 1) {
+  return bn / 2 * parts;
+}
+
+/// Whether a consumer thread's accumulators and its other registers fit
+/// among `threads` threads.
+inline bool accumulatorsFit(int64_t bn, int64_t threads, int64_t parts = 1) {
+  return accumulatorRegs(bn, parts) <= kMaxAccumulatorRegs &&
+         accumulatorRegs(bn, parts) + kOtherRegs <= registersPerThread(threads);
 }
 
 } // namespace tessel::wgmma

@@ -34,6 +34,9 @@ struct ProblemShape {
   /// Bytes of an input and of an output element, from `types` (f32: 4,
   /// 16-bit types: 2).
   int64_t inBytes = 2, outBytes = 2;
+  /// Copies of each operand tile a wgmma stage holds: 2 for f32 inputs
+  /// at FP32-level accuracy (3xTF32's high and low parts), else 1.
+  int64_t wgmmaParts = 1;
 };
 
 /// Reads "matmul_relu 4096x4096x4096 f16->f16 acc=f32" (a tuning-database

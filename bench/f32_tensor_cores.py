@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""f32 on Hopper's tensor cores (issue 19): the wgmma schedule's 3xTF32
+(FP32-level accuracy) and TF32 kernels against cuBLAS in strict FP32 and
+in TF32.
+
+  bench/f32_tensor_cores.py prepare DIR      # CPU: compile the cases
+  bench/f32_tensor_cores.py check DIR OUT    # GPU: tessel-run --json of each
+  bench/f32_tensor_cores.py race DIR OUT     # GPU: one process, do_bench
+
+Each case is a Linear layer, y = relu(x W^T) with W stored [n, k]
+(PyTorch's layout, which TF32 wgmma reads directly), compiled at given
+wgmma knobs, once FP32-accurate (3xTF32) and once with tessel.allow_tf32.
+`race` times each against relu(F.linear(x, W)) with
+torch.backends.cuda.matmul.allow_tf32 off (strict FP32) and on (TF32), and
+cuBLASLt's fused ReLU (torch._addmm_activation) in both modes, every output
+checked against an f64 reference first (triton.testing.do_bench: CUDA
+events, L2 flushed, median). Errors are relative Frobenius norms.
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "python"))
+
+from tessel import install  # noqa: E402
+from tessel.workload import linear_ir  # noqa: E402
+
+import case_kernels  # noqa: E402
+
+# name: (m, n, k, knobs, allow_tf32, activation, bias)
+CASES = {}
+# 3xTF32 keeps two accumulator sets: 128 columns at most.
+for _tm, _tn, _stages in ((128, 128, 2), (128, 128, 3), (64, 128, 3),
+                          (64, 128, 4)):
+    CASES[f"x3-4096-{_tm}x{_tn}s{_stages}"] = (
+        4096, 4096, 4096, dict(tile_m=_tm, tile_n=_tn, stages=_stages), False,
+        "relu", False)
+for _tm, _tn, _stages in ((128, 256, 4), (128, 128, 5), (256, 128, 4)):
+    CASES[f"tf32-4096-{_tm}x{_tn}s{_stages}"] = (
+        4096, 4096, 4096, dict(tile_m=_tm, tile_n=_tn, stages=_stages), True,
+        "relu", False)
+# Odd shapes (partial tiles, K residues, rows TMA cannot read: copied) and
+# an epilogue with a bias, for correctness.
+for _m, _n, _k in ((1000, 1000, 1000), (77, 33, 19), (513, 257, 1031),
+                   (1, 4096, 4096), (2048, 2048, 2048)):
+    for _tf32 in (False, True):
+        CASES[f"{'tf32' if _tf32 else 'x3'}-{_m}x{_n}x{_k}"] = (
+            _m, _n, _k, dict(tile_m=128, tile_n=128, stages=2), _tf32,
+            "relu", False)
+CASES["x3-bias-gelu_tanh-300x500x700"] = (
+    300, 500, 700, dict(tile_m=128, tile_n=128, stages=2), False, "gelu_tanh",
+    True)
+CASES["tf32-bias-gelu_tanh-300x500x700"] = (
+    300, 500, 700, dict(tile_m=128, tile_n=128, stages=2), True, "gelu_tanh",
+    True)
+# The SIMT schedule (FP32 FMA) at the rule's knobs, for comparison: what f32
+# got before tensor cores.
+for _m, _n, _k in ((1000, 1000, 1000), (513, 257, 1031), (1, 4096, 4096),
+                   (2048, 2048, 2048), (4096, 4096, 4096)):
+    CASES[f"simt-{_m}x{_n}x{_k}"] = (_m, _n, _k, None, False, "relu", False)
+CASES["simt-bias-gelu_tanh-300x500x700"] = (
+    300, 500, 700, None, False, "gelu_tanh", True)
+
+
+def prepare(directory):
+    tessel_opt = install.tool("tessel-opt")
+    for name, (m, n, k, knobs, tf32, act, bias) in CASES.items():
+        simt = knobs is None
+        schedule = install.schedules_dir() / (
+            "matmul_relu_simt.mlir" if simt else "matmul_relu_wgmma.mlir")
+        d = pathlib.Path(directory) / name
+        d.mkdir(parents=True, exist_ok=True)
+        ir = linear_ir(m, n, k, "f32", bias=bias, activation=act,
+                       weight="nk", allow_tf32=tf32)
+        (d / "in.mlir").write_text(ir)
+        knobs = ("defaults=rule" if simt else "knobs=" + ",".join(
+            f"{key}={value}" for key, value in
+            dict(knobs, group_m=8, split_k=1).items()))
+        subprocess.run(
+            [str(tessel_opt), str(d / "in.mlir"),
+             f"--tessel-apply-schedule=schedule={schedule} {knobs}",
+             f"--tessel-lower-to-ptx=chip={'sm_90' if simt else 'sm_90a'}",
+             f"--tessel-export-kernels=dir={d / 'k'}", "-o", os.devnull],
+            check=True)
+        print(name, "ok", flush=True)
+
+
+def check(directory, out):
+    results = {}
+    for name in CASES:
+        launch = pathlib.Path(directory) / name / "k" / "linear.launch.json"
+        r = case_kernels.tessel_run(launch, "gpu", 20)
+        results[name] = r
+        print(f"{name:36s} passed={r.get('passed')} "
+              f"err={r.get('relative_error', 0):.2e} tol={r.get('tolerance')} "
+              f"{r.get('median_ms', 0):.4f} ms {r.get('tflops', 0):.1f} TFLOP/s"
+              if "error" not in r else f"{name}: ERROR {r['error'][:400]}",
+              flush=True)
+    pathlib.Path(out).write_text(json.dumps(results, indent=1) + "\n")
+
+
+def race(directory, out):
+    import torch
+    from triton.testing import do_bench
+    from tessel import runtime
+
+    device = runtime.Device.get(0)
+    rows = []
+    shapes = sorted({(m, n, k) for m, n, k, *_ in CASES.values()})
+    for m, n, k in shapes:
+        if m * n * k < 2048 ** 3:
+            continue
+        g = torch.Generator(device="cuda").manual_seed(0)
+        x = torch.randn(m, k, device="cuda", generator=g)
+        w = torch.randn(n, k, device="cuda", generator=g)
+        ref = torch.relu(x.double() @ w.double().t())
+        zero = torch.zeros(n, device="cuda")
+        row = {"m": m, "n": n, "k": k}
+
+        def measure(label, fn, result, tf32):
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            r = fn()
+            torch.cuda.synchronize()
+            outv = result() if result is not None else r
+            err = ((outv.double() - ref).norm() / ref.norm()).item()
+            ms = do_bench(fn, warmup=50, rep=200)
+            row[label] = {"ms": ms, "tflops": 2 * m * n * k / ms / 1e9,
+                          "rel_error": err}
+            print(m, n, k, label, f"{row[label]['tflops']:.1f} TFLOP/s",
+                  f"err {err:.2e}", flush=True)
+
+        for tf32 in (False, True):
+            mode = "tf32" if tf32 else "fp32"
+            measure(f"cublas-{mode}",
+                    lambda: torch.relu(torch.nn.functional.linear(x, w)),
+                    None, tf32)
+            measure(f"cublaslt-{mode}",
+                    lambda: torch._addmm_activation(zero, x, w.t()), None,
+                    tf32)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        for name, (cm, cn, ck, knobs, tf32, act, bias) in CASES.items():
+            if (cm, cn, ck) != (m, n, k) or bias:
+                continue
+            spec_path = (pathlib.Path(directory) / name / "k" /
+                         "linear.launch.json")
+            fn = runtime.Function(device, runtime.FunctionSpec(spec_path))
+            y = torch.full((m, n), float("nan"), device="cuda")
+            ptrs = [x.data_ptr(), w.data_ptr(), y.data_ptr()]
+            stream = torch.cuda.current_stream().cuda_stream
+            measure(f"tessel-{name}", lambda: fn.launch(ptrs, stream),
+                    lambda: y, False)
+        rows.append(row)
+    report = {"device": torch.cuda.get_device_name(0),
+              "torch": torch.__version__,
+              "method": "triton.testing.do_bench median (warmup 50 ms, rep "
+                        "200 ms, L2 flushed), one process; errors relative "
+                        "Frobenius against f64",
+              "rows": rows}
+    pathlib.Path(out).write_text(json.dumps(report, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    command, *args = sys.argv[1:]
+    {"prepare": prepare, "check": check, "race": race}[command](*args)
