@@ -9,6 +9,8 @@
 #   sweep   test/Runtime/knob-sweep-f32-gpu.test's two sweeps, from this
 #           checkout (every wgmma knob point at group_m 8 on f32 Linear
 #           layers, 3xTF32 and TF32: refused up front or correct)
+#   anchors bench/f32_tensor_cores.py race anchors: ANCHORS.md's f32 shapes,
+#           wgmma at the rule's knobs, both precisions, against cuBLAS
 #   lit     the GPU lit tests but the knob sweeps
 #   pytest  the Python tests on the GPU (this checkout's package)
 #
@@ -45,6 +47,10 @@ for step in "$@"; do
     pytest)
       PYTHONPATH="$here/python" python3 -m pytest -q -p no:cacheprovider "$here/python/tests" > "$out/pytest.log" 2>&1
       echo "pytest exit $?" >> "$out/pytest.log"; tail -8 "$out/pytest.log" ;;
+    anchors)
+      [ -d $cases ] || python3 "$here/bench/f32_tensor_cores.py" prepare $cases > "$out/prepare.log" 2>&1
+      python3 "$here/bench/f32_tensor_cores.py" race $cases "$out/anchors.json" anchors > "$out/anchors.log" 2>&1
+      echo "anchors exit $?" >> "$out/anchors.log"; cat "$out/anchors.log" ;;
     lit)
       $B/run-tests.sh -v --filter gpu --filter-out knob-sweep > "$out/lit.log" 2>&1
       echo "lit exit $?" >> "$out/lit.log"; tail -12 "$out/lit.log" ;;

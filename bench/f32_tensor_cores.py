@@ -63,6 +63,15 @@ for _m, _n, _k in ((1000, 1000, 1000), (513, 257, 1031), (1, 4096, 4096),
     CASES[f"simt-{_m}x{_n}x{_k}"] = (_m, _n, _k, None, False, "relu", False)
 CASES["simt-bias-gelu_tanh-300x500x700"] = (
     300, 500, 700, None, False, "gelu_tanh", True)
+# ANCHORS.md's f32 shapes, wgmma at the rule's knobs ("rule"), both
+# precisions: what a user gets untuned. `race anchors` times these.
+ANCHORS = ((256, 1024, 1024), (1024, 1024, 1024), (2048, 2048, 2048),
+           (4096, 4096, 4096), (4096, 4096, 1024), (16384, 1024, 4096),
+           (128, 4096, 4096))
+for _m, _n, _k in ANCHORS:
+    for _tf32 in (False, True):
+        CASES[f"rule-{'tf32' if _tf32 else 'x3'}-{_m}x{_n}x{_k}"] = (
+            _m, _n, _k, "rule", _tf32, "relu", False)
 
 
 def prepare(directory):
@@ -71,12 +80,14 @@ def prepare(directory):
         simt = knobs is None
         schedule = install.schedules_dir() / (
             "matmul_relu_simt.mlir" if simt else "matmul_relu_wgmma.mlir")
+        if knobs == "rule":
+            knobs = None
         d = pathlib.Path(directory) / name
         d.mkdir(parents=True, exist_ok=True)
         ir = linear_ir(m, n, k, "f32", bias=bias, activation=act,
                        weight="nk", allow_tf32=tf32)
         (d / "in.mlir").write_text(ir)
-        knobs = ("defaults=rule" if simt else "knobs=" + ",".join(
+        knobs = ("defaults=rule" if knobs is None else "knobs=" + ",".join(
             f"{key}={value}" for key, value in
             dict(knobs, group_m=8, split_k=1).items()))
         subprocess.run(
@@ -102,7 +113,9 @@ def check(directory, out):
     pathlib.Path(out).write_text(json.dumps(results, indent=1) + "\n")
 
 
-def race(directory, out):
+def race(directory, out, which="large"):
+    """Times the cases of each shape of at least 2048^3 ("large") or of
+    ANCHORS ("anchors") against cuBLAS, in one process."""
     import torch
     from triton.testing import do_bench
     from tessel import runtime
@@ -111,7 +124,8 @@ def race(directory, out):
     rows = []
     shapes = sorted({(m, n, k) for m, n, k, *_ in CASES.values()})
     for m, n, k in shapes:
-        if m * n * k < 2048 ** 3:
+        if (which == "anchors") != ((m, n, k) in ANCHORS) or \
+                (which == "large" and m * n * k < 2048 ** 3):
             continue
         g = torch.Generator(device="cuda").manual_seed(0)
         x = torch.randn(m, k, device="cuda", generator=g)
@@ -142,7 +156,8 @@ def race(directory, out):
                     tf32)
         torch.backends.cuda.matmul.allow_tf32 = False
         for name, (cm, cn, ck, knobs, tf32, act, bias) in CASES.items():
-            if (cm, cn, ck) != (m, n, k) or bias:
+            if (cm, cn, ck) != (m, n, k) or bias or \
+                    (which == "anchors") != name.startswith("rule-"):
                 continue
             spec_path = (pathlib.Path(directory) / name / "k" /
                          "linear.launch.json")
