@@ -77,17 +77,15 @@ for _m, _n, _k in ANCHORS:
 def prepare(directory):
     tessel_opt = install.tool("tessel-opt")
     for name, (m, n, k, knobs, tf32, act, bias) in CASES.items():
+        # knobs: a dict, "rule" (wgmma at the rule's knobs) or None (SIMT
+        # at the rule's knobs).
         simt = knobs is None
-        schedule = install.schedules_dir() / (
-            "matmul_relu_simt.mlir" if simt else "matmul_relu_wgmma.mlir")
-        if knobs == "rule":
-            knobs = None
         d = pathlib.Path(directory) / name
         d.mkdir(parents=True, exist_ok=True)
         ir = linear_ir(m, n, k, "f32", bias=bias, activation=act,
                        weight="nk", allow_tf32=tf32)
         (d / "in.mlir").write_text(ir)
-        knobs = ("defaults=rule" if knobs is None else "knobs=" + ",".join(
+        knobs = ("defaults=rule" if knobs in (None, "rule") else "knobs=" + ",".join(
             f"{key}={value}" for key, value in
             dict(knobs, group_m=8, split_k=1).items()))
         subprocess.run(

@@ -65,6 +65,9 @@ static constexpr int64_t kMaxTmaRank = 5;
 static constexpr int64_t kMaxSharedMemory = 232448;
 /// Producer warpgroups at most when the threads read operands.
 static constexpr int64_t kMaxProducers = 4;
+/// The time limit, in nanoseconds, of one mbarrier.try_wait before it is
+/// retried.
+static constexpr int64_t kTryWaitTicks = 10000000;
 /// Named barrier (0 is __syncthreads) the consumer warpgroups share.
 static constexpr int64_t kConsumerBarrier = 1;
 /// Blocks of a cluster at most: split-K splits K over the blocks of one
@@ -291,6 +294,14 @@ private:
   /// nvgpu.warpgroup.mma per k16 slice, since the op's lowering advances
   /// B's descriptor along K as for an MN-major B. Returns the accumulator.
   Value emitKMajorMma(Type accType, Value aRows, Value bBytes, Value acc);
+  /// wgmma's fragment of a 64 x N f32 accumulator as nvgpu's conversion
+  /// types it: a struct of N / 2 f32 registers (held in a struct of one).
+  LLVM::LLVMStructType fragmentType();
+  /// The fragment of accumulator `acc`, and an accumulator of type
+  /// `accType` holding `fragment`: casts that meet nvgpu's conversion's
+  /// own and fold away (reconcile-unrealized-casts).
+  Value accumulatorFragment(Value acc);
+  Value withFragment(Value fragment, Type accType);
   /// The accumulator's f32 registers, in the order of wgmma's fragment.
   SmallVector<Value> accumulatorElements(Value acc);
   /// Applies the epilogue to the accumulator of warpgroup `consumer`
@@ -579,7 +590,7 @@ WgmmaEmitter::beginProducerStep(Value kt, Value m0, Value n0, Value tidX) {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(ifReuse.thenBlock());
     nvgpu::MBarrierTryWaitParityOp::create(
-        b, loc, empty, parity(addC(round, 1)), cst(10000000), stage);
+        b, loc, empty, parity(addC(round, 1)), cst(kTryWaitTicks), stage);
   }
   Value k = splits > 1 ? add(kBegin, kt) : kt;
   StepBuffers step{stage, mul(k, tileK()), mul(stage, l.aStageBytes),
@@ -644,7 +655,7 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
   auto descTypeB = nvgpu::WarpgroupMatrixDescriptorType::get(
       ctx, sharedType({tileK(), bm.n}, bm.inType));
   Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType);
-  Value ticks = cst(10000000);
+  Value ticks = cst(kTryWaitTicks);
   auto loop = scf::ForOp::create(
       b, loc, cst(0), kSteps, cst(1), ValueRange{init},
       [&](OpBuilder &, Location, Value kt, ValueRange iterArgs) {
@@ -653,13 +664,19 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
             b, loc, splitsF32() ? ready : full, parity(div(kt, stages)), ticks,
             stage);
         Value aBytes = mul(stage, l.aStageBytes);
-        Value aStage = view(aBytes, sharedType({bm.m, tileK()}, bm.inType));
-        Value aRows = memref::SubViewOp::create(
-            b, loc, aStage,
-            ArrayRef<OpFoldResult>{mul(consumer, kWgmmaM), b.getIndexAttr(0)},
-            ArrayRef<OpFoldResult>{b.getIndexAttr(kWgmmaM),
-                                   b.getIndexAttr(tileK())},
-            ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+        // This warpgroup's rows of the A tile (the 16-bit paths' operand;
+        // the f32 path takes its slices itself).
+        Value aRows;
+        if (!bm.inType.isF32()) {
+          Value aStage = view(aBytes, sharedType({bm.m, tileK()}, bm.inType));
+          aRows = memref::SubViewOp::create(
+              b, loc, aStage,
+              ArrayRef<OpFoldResult>{mul(consumer, kWgmmaM),
+                                     b.getIndexAttr(0)},
+              ArrayRef<OpFoldResult>{b.getIndexAttr(kWgmmaM),
+                                     b.getIndexAttr(tileK())},
+              ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+        }
         Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
         Value next;
         if (bm.inType.isF32()) {
@@ -774,13 +791,10 @@ Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value aBytes,
     return UnrealizedConversionCastOp::create(b, loc, b.getI64Type(), desc)
         .getResult(0);
   };
-  auto inner = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(bm.n / 2, b.getF32Type()));
-  auto outer = LLVM::LLVMStructType::getLiteral(ctx, {inner});
-  Value whole =
-      UnrealizedConversionCastOp::create(b, loc, outer, acc).getResult(0);
-  Value total =
-      LLVM::ExtractValueOp::create(b, loc, whole, ArrayRef<int64_t>{0});
+  // This warpgroup's first row of the A tile.
+  Value firstRow = mul(consumer, kWgmmaM);
+  LLVM::LLVMStructType inner = fragmentType();
+  Value total = accumulatorFragment(acc);
   // The first instruction of a partial ignores its input (scale-d = 0).
   Value fragment = splitsF32() ? LLVM::PoisonOp::create(b, loc, inner) : total;
   bool first = splitsF32();
@@ -793,7 +807,6 @@ Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value aBytes,
       splitsF32()
           ? SmallVector<std::pair<int64_t, int64_t>>{{1, 0}, {0, 1}, {0, 0}}
           : SmallVector<std::pair<int64_t, int64_t>>{{0, 0}};
-  Value firstRow = mul(consumer, kWgmmaM);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t kk = 0; kk < tileK(); kk += kSliceK)
     for (auto [partA, partB] : products) {
@@ -826,10 +839,7 @@ Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value aBytes,
     }
     fragment = total;
   }
-  whole = LLVM::InsertValueOp::create(b, loc, whole, fragment,
-                                      ArrayRef<int64_t>{0});
-  return UnrealizedConversionCastOp::create(b, loc, acc.getType(), whole)
-      .getResult(0);
+  return withFragment(fragment, acc.getType());
 }
 
 void WgmmaEmitter::splitTile(Value bytes, int64_t partBytes, Value tidX) {
@@ -898,7 +908,7 @@ void WgmmaEmitter::emitSplittingProducer(Value m0, Value n0, Value tidX) {
   Value kt = loop.getInductionVar();
   Value stage = rem(kt, stages);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity(div(kt, stages)),
-                                         cst(10000000), stage);
+                                         cst(kTryWaitTicks), stage);
   splitTile(mul(stage, l.aStageBytes), l.aPartBytes, tidX);
   splitTile(addC(mul(stage, l.bStageBytes), stages * l.aStageBytes),
             l.bPartBytes, tidX);
@@ -907,18 +917,30 @@ void WgmmaEmitter::emitSplittingProducer(Value m0, Value n0, Value tidX) {
   issue(addC(kt, ahead));
 }
 
-SmallVector<Value> WgmmaEmitter::accumulatorElements(Value acc) {
-  // The struct nvgpu's conversion gives a 64 x N f32 accumulator: one inner
-  // struct of N / 2 f32 registers. The cast meets that conversion's own
-  // and both fold away (reconcile-unrealized-casts).
-  MLIRContext *ctx = b.getContext();
-  auto inner = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(bm.n / 2, b.getF32Type()));
-  auto outer = LLVM::LLVMStructType::getLiteral(ctx, {inner});
-  Value fragment = LLVM::ExtractValueOp::create(
+LLVM::LLVMStructType WgmmaEmitter::fragmentType() {
+  return LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(bm.n / 2, b.getF32Type()));
+}
+
+Value WgmmaEmitter::accumulatorFragment(Value acc) {
+  auto outer = LLVM::LLVMStructType::getLiteral(b.getContext(), {fragmentType()});
+  return LLVM::ExtractValueOp::create(
       b, loc,
       UnrealizedConversionCastOp::create(b, loc, outer, acc).getResult(0),
       ArrayRef<int64_t>{0});
+}
+
+Value WgmmaEmitter::withFragment(Value fragment, Type accType) {
+  auto outer = LLVM::LLVMStructType::getLiteral(b.getContext(), {fragmentType()});
+  Value whole = LLVM::InsertValueOp::create(
+      b, loc, LLVM::PoisonOp::create(b, loc, outer), fragment,
+      ArrayRef<int64_t>{0});
+  return UnrealizedConversionCastOp::create(b, loc, accType, whole)
+      .getResult(0);
+}
+
+SmallVector<Value> WgmmaEmitter::accumulatorElements(Value acc) {
+  Value fragment = accumulatorFragment(acc);
   SmallVector<Value> elements;
   for (int64_t i = 0; i < bm.n / 2; ++i)
     elements.push_back(
