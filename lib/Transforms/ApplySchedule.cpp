@@ -1,5 +1,6 @@
 //===- ApplySchedule.cpp - Apply schedules, knobs chosen for the payload --===//
 
+#include "tessel/Analysis/Contraction.h"
 #include "tessel/Runtime/InputFiles.h"
 #include "tessel/Transforms/Chips.h"
 #include "tessel/Transforms/FuseEpilogues.h"
@@ -207,6 +208,21 @@ static LogicalResult checkPayloadSizes(ModuleOp payload) {
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());
+}
+
+/// Refuses a tessel.allow_tf32 that is not a unit attribute: the schedules
+/// and the workload read its presence, so `= false` would allow TF32.
+static LogicalResult checkPayloadAttributes(ModuleOp payload) {
+  for (auto func : payload.getOps<FunctionOpInterface>()) {
+    Attribute allow = func->getAttr(tessel::kAllowTf32AttrName);
+    if (allow && !isa<UnitAttr>(allow))
+      return func->emitError()
+             << "'" << tessel::kAllowTf32AttrName
+             << "' is a unit attribute (present: f32 inputs may be "
+                "multiplied as TF32; absent: FP32-level accuracy), got "
+             << allow;
+  }
+  return success();
 }
 
 LogicalResult ApplySchedule::initialize(MLIRContext *context) {
@@ -657,7 +673,8 @@ LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
 
 void ApplySchedule::runOnOperation() {
   ModuleOp payload = getOperation();
-  if (failed(checkPayloadSizes(payload)))
+  if (failed(checkPayloadSizes(payload)) ||
+      failed(checkPayloadAttributes(payload)))
     return signalPassFailure();
   // A chain of elementwise generics after the contraction (bias add, then
   // activation, then conversion) becomes the one epilogue schedules tile.
