@@ -80,6 +80,8 @@ def prepare(directory):
         # knobs: a dict, "rule" (wgmma at the rule's knobs) or None (SIMT
         # at the rule's knobs).
         simt = knobs is None
+        schedule = install.schedules_dir() / (
+            "matmul_relu_simt.mlir" if simt else "matmul_relu_wgmma.mlir")
         d = pathlib.Path(directory) / name
         d.mkdir(parents=True, exist_ok=True)
         ir = linear_ir(m, n, k, "f32", bias=bias, activation=act,
@@ -122,7 +124,7 @@ def race(directory, out, which="large"):
     rows = []
     shapes = sorted({(m, n, k) for m, n, k, *_ in CASES.values()})
     for m, n, k in shapes:
-        if (which == "anchors") != ((m, n, k) in ANCHORS) or \
+        if (which == "anchors" and (m, n, k) not in ANCHORS) or \
                 (which == "large" and m * n * k < 2048 ** 3):
             continue
         g = torch.Generator(device="cuda").manual_seed(0)

@@ -282,9 +282,10 @@ private:
   /// 3xTF32: all producer threads split each stage's f32 tiles, after
   /// thread 0's TMA loads, `stages - 1` K steps ahead.
   void emitSplittingProducer(Value m0, Value n0, Value tidX);
-  /// Splits the f32 tile part at `bytes` (`partBytes` long) into its high
-  /// TF32 part, in place, and its low part, the next `partBytes`.
-  void splitTile(Value bytes, int64_t partBytes, Value tidX);
+  /// Writes the low TF32 part of each f32 tile part (start, length in
+  /// bytes) into the `length` bytes after it; the value as loaded is its
+  /// high part (wgmma reads it as TF32, dropping the low bits).
+  void splitTiles(ArrayRef<std::pair<Value, int64_t>> parts, Value tidX);
   scf::ForOp emitConsumers(Value consumer);
   /// One K step's wgmma on f32 tiles, as TF32: an m64nNk8 instruction per
   /// 8-column slice and product (3xTF32: lo x hi, hi x lo, hi x hi), one
@@ -842,40 +843,44 @@ Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value aBytes,
   return withFragment(fragment, acc.getType());
 }
 
-void WgmmaEmitter::splitTile(Value bytes, int64_t partBytes, Value tidX) {
+void WgmmaEmitter::splitTiles(ArrayRef<std::pair<Value, int64_t>> parts,
+                              Value tidX) {
   // x = hi + lo exactly: hi is x with the 13 mantissa bits TF32 lacks
-  // cleared (so any TF32 conversion keeps it as it is), lo = x - hi (exact:
-  // x and hi share sign and exponent). The part is split as a flat array:
-  // the swizzle moves whole 16-byte chunks, so hi and lo of a value sit at
-  // the same index of their copies. A thread's loads are issued before its
-  // stores, a group of chunks at a time.
-  constexpr int64_t kGroup = 8;
-  int64_t elems = partBytes / 4;
-  Value part = view(bytes, sharedType({2 * elems}, b.getF32Type()));
+  // cleared, lo = x - hi (exact: x and hi share sign and exponent). wgmma
+  // reads an f32 value as TF32 by dropping those bits, so the tile as TMA
+  // wrote it serves as hi, and only lo is stored (measured on an H100: the
+  // products and errors are the same as with hi written back). A part is
+  // split as a flat array: the swizzle moves whole 16-byte chunks, so x and
+  // its lo sit at the same index of their copies. A thread issues all its
+  // loads (both parts) before its first store, so their latencies overlap.
   auto quad = VectorType::get({4}, b.getF32Type());
   auto quadBits = VectorType::get({4}, b.getI32Type());
   Value mask = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(quadBits, b.getI32IntegerAttr(-8192)));
-  int64_t chunks = elems / 4 / kWarpgroupThreads;
-  for (int64_t first = 0; first < chunks; first += kGroup) {
-    SmallVector<std::pair<Value, Value>> loaded;
-    for (int64_t c = first; c < std::min(chunks, first + kGroup); ++c) {
+  struct Chunk {
+    Value part, index, x;
+    int64_t elems;
+  };
+  SmallVector<Chunk> chunks;
+  for (auto [bytes, partBytes] : parts) {
+    int64_t elems = partBytes / 4;
+    Value part = view(bytes, sharedType({2 * elems}, b.getF32Type()));
+    for (int64_t c = 0; c < elems / 4 / kWarpgroupThreads; ++c) {
       Value index = addC(mul(tidX, 4), c * 4 * kWarpgroupThreads);
-      loaded.emplace_back(index, vector::LoadOp::create(b, loc, quad, part,
-                                                        ValueRange{index},
-                                                        /*nontemporal=*/false,
-                                                        llvm::MaybeAlign(16)));
+      chunks.push_back(
+          {part, index,
+           vector::LoadOp::create(b, loc, quad, part, ValueRange{index},
+                                  /*nontemporal=*/false, llvm::MaybeAlign(16)),
+           elems});
     }
-    for (auto [index, x] : loaded) {
-      Value bits = vector::BitCastOp::create(b, loc, quadBits, x);
-      Value hi = vector::BitCastOp::create(
-          b, loc, quad, arith::AndIOp::create(b, loc, bits, mask));
-      Value lo = arith::SubFOp::create(b, loc, x, hi);
-      vector::StoreOp::create(b, loc, hi, part, ValueRange{index},
-                              /*nontemporal=*/false, llvm::MaybeAlign(16));
-      vector::StoreOp::create(b, loc, lo, part, ValueRange{addC(index, elems)},
-                              /*nontemporal=*/false, llvm::MaybeAlign(16));
-    }
+  }
+  for (const Chunk &c : chunks) {
+    Value bits = vector::BitCastOp::create(b, loc, quadBits, c.x);
+    Value hi = vector::BitCastOp::create(
+        b, loc, quad, arith::AndIOp::create(b, loc, bits, mask));
+    vector::StoreOp::create(b, loc, arith::SubFOp::create(b, loc, c.x, hi),
+                            c.part, ValueRange{addC(c.index, c.elems)},
+                            /*nontemporal=*/false, llvm::MaybeAlign(16));
   }
 }
 
@@ -909,9 +914,10 @@ void WgmmaEmitter::emitSplittingProducer(Value m0, Value n0, Value tidX) {
   Value stage = rem(kt, stages);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity(div(kt, stages)),
                                          cst(kTryWaitTicks), stage);
-  splitTile(mul(stage, l.aStageBytes), l.aPartBytes, tidX);
-  splitTile(addC(mul(stage, l.bStageBytes), stages * l.aStageBytes),
-            l.bPartBytes, tidX);
+  splitTiles(
+      {{mul(stage, l.aStageBytes), l.aPartBytes},
+       {addC(mul(stage, l.bStageBytes), stages * l.aStageBytes), l.bPartBytes}},
+      tidX);
   fenceAsyncShared();
   nvgpu::MBarrierArriveOp::create(b, loc, ready, stage);
   issue(addC(kt, ahead));
