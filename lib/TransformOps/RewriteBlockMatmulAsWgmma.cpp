@@ -289,8 +289,11 @@ private:
   scf::ForOp emitConsumers(Value consumer);
   /// One K step's wgmma on f32 tiles, as TF32: an m64nNk8 instruction per
   /// 8-column slice and product (3xTF32: lo x hi, hi x lo, hi x hi), one
-  /// wgmma group for the step. Returns the accumulator.
-  Value emitTf32Mma(Value acc, Value consumer, Value aBytes, Value bBytes);
+  /// wgmma group for the step. 3xTF32 waits for the group, releases the
+  /// step's stage and adds the step's partial to the running total in FP32.
+  /// Returns the accumulator.
+  Value emitTf32Mma(Value acc, Value consumer, Value stage, Value aBytes,
+                    Value bBytes);
   /// One K step's wgmma with B K-major ([n, k] in the ring, as A): one
   /// nvgpu.warpgroup.mma per k16 slice, since the op's lowering advances
   /// B's descriptor along K as for an MN-major B. Returns the accumulator.
@@ -681,7 +684,7 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
         Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
         Value next;
         if (bm.inType.isF32()) {
-          next = emitTf32Mma(iterArgs[0], consumer, aBytes, bBytes);
+          next = emitTf32Mma(iterArgs[0], consumer, stage, aBytes, bBytes);
         } else if (!bm.bKMajor()) {
           Value bStage = view(bBytes, sharedType({tileK(), bm.n}, bm.inType));
           Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(
@@ -695,6 +698,12 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
               b.getUnitAttr(), iterArgs[0]);
         } else {
           next = emitKMajorMma(accType, aRows, bBytes, iterArgs[0]);
+        }
+        // 3xTF32 released this step's stage (emitTf32Mma); otherwise one
+        // group stays in flight, and the previous step's stage is free.
+        if (splitsF32()) {
+          scf::YieldOp::create(b, loc, next);
+          return;
         }
         auto ifRelease = scf::IfOp::create(
             b, loc,
@@ -749,8 +758,8 @@ Value WgmmaEmitter::emitKMajorMma(Type accType, Value aRows, Value bBytes,
   return acc;
 }
 
-Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value aBytes,
-                                Value bBytes) {
+Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value stage,
+                                Value aBytes, Value bBytes) {
   // wgmma multiplies f32 tiles as TF32 with its k8 instruction, which reads
   // both operands K-major: slice s of 8 columns starts 32 bytes into each
   // 128-byte swizzled row, as a 16-bit slice of 16 does. nvgpu's
@@ -830,6 +839,9 @@ Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value aBytes,
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, splitsF32() ? 0 : 1);
   if (splitsF32()) {
+    // The group read this stage's tiles: the producer may refill it while
+    // the partial is added.
+    nvgpu::MBarrierArriveOp::create(b, loc, empty, stage);
     for (int64_t i = 0; i < bm.n / 2; ++i) {
       Value sum = arith::AddFOp::create(
           b, loc,

@@ -32,6 +32,7 @@
 // X3:         nvgpu.tma.create.descriptor %{{.+}} box[%c128{{[_0-9]*}}, %c32{{[_0-9]*}}] : memref<*xf32> -> <tensor = memref<128x32xf32
 // X3:         memref.alloc() : memref<197632xi8, #gpu.address_space<workgroup>>
 // X3-COUNT-3: nvgpu.mbarrier.create
+// X3:         nvgpu.mbarrier.init %[[EMPTY:[0-9]+]][%c0{{[_0-9]*}}], %c256
 // X3:         nvgpu.mbarrier.init %[[READY:[0-9]+]][%c0{{[_0-9]*}}], %c128
 // X3:         nvgpu.mbarrier.arrive.expect_tx %{{.+}}, %c32768
 // X3:         arith.constant dense<-8192> : vector<4xi32>
@@ -42,18 +43,23 @@
 // X3:         nvvm.fence.proxy
 // X3:         nvgpu.mbarrier.arrive %[[READY]]
 // X3:         } else {
-// X3:         nvgpu.mbarrier.try_wait.parity %[[READY]]
+// X3:         nvgpu.mbarrier.try_wait.parity %[[READY]][%[[STAGE:[0-9]+]]]
 // Four 8-column slices of a 32-column K step, three products each
 // (lo x hi, hi x lo, hi x hi), in one wgmma group that starts a fresh
-// partial sum (scale-d zero); once it completes, the partial is added to
-// the running total with 64 FP32 adds (wgmma's own accumulation truncates).
+// partial sum (scale-d zero); once it completes, the step's stage is
+// released at once (no group stays in flight, so the producer can refill
+// it while the consumers add) and the partial is added to the running
+// total with 64 FP32 adds (wgmma's own accumulation truncates).
 // X3:         llvm.mlir.poison
 // X3-NEXT:    nvvm.wgmma.fence.aligned
 // X3:         nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 // X3-COUNT-11: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 8>, D[<f32>, <one>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 // X3-NEXT:    nvvm.wgmma.commit.group.sync.aligned
 // X3-NEXT:    nvvm.wgmma.wait.group.sync.aligned 0
+// X3-NEXT:    nvgpu.mbarrier.arrive %[[EMPTY]][%[[STAGE]]]
 // X3-COUNT-64: arith.addf
+// X3-NOT:     nvgpu.mbarrier.arrive
+// X3:         scf.yield
 // X3-NOT:     nvvm.wgmma.mma_async
 
 // With tessel.allow_tf32: one product, the tiles as TMA loaded them, no
