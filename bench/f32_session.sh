@@ -23,14 +23,22 @@ mkdir -p "$out"
 export TESSEL_HOME=$B PYTHONPATH=$B/python PATH=$B/bin:$PATH
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$out/env.txt" 2>&1
 cases=/tmp/f32cases
+# Compiles the cases once per machine: a marker, not the directory, says a
+# prepare completed (a failed one is redone, not reused).
+prepare() {
+  [ -f $cases/.prepared ] && return
+  rm -rf $cases
+  python3 "$here/bench/f32_tensor_cores.py" prepare $cases > "$out/prepare.log" 2>&1 &&
+    touch $cases/.prepared
+}
 for step in "$@"; do
   case $step in
     check)
-      [ -d $cases ] || python3 "$here/bench/f32_tensor_cores.py" prepare $cases > "$out/prepare.log" 2>&1
+      prepare
       python3 "$here/bench/f32_tensor_cores.py" check $cases "$out/check.json" > "$out/check.log" 2>&1
       echo "check exit $?" >> "$out/check.log"; cat "$out/check.log" ;;
     race)
-      [ -d $cases ] || python3 "$here/bench/f32_tensor_cores.py" prepare $cases > "$out/prepare.log" 2>&1
+      prepare
       python3 "$here/bench/f32_tensor_cores.py" race $cases "$out/race.json" > "$out/race.log" 2>&1
       echo "race exit $?" >> "$out/race.log"; cat "$out/race.log" ;;
     sweep)
@@ -48,7 +56,7 @@ for step in "$@"; do
       PYTHONPATH="$here/python" python3 -m pytest -q -p no:cacheprovider "$here/python/tests" > "$out/pytest.log" 2>&1
       echo "pytest exit $?" >> "$out/pytest.log"; tail -8 "$out/pytest.log" ;;
     anchors)
-      [ -d $cases ] || python3 "$here/bench/f32_tensor_cores.py" prepare $cases > "$out/prepare.log" 2>&1
+      prepare
       python3 "$here/bench/f32_tensor_cores.py" race $cases "$out/anchors.json" anchors > "$out/anchors.log" 2>&1
       echo "anchors exit $?" >> "$out/anchors.log"; cat "$out/anchors.log" ;;
     lit)

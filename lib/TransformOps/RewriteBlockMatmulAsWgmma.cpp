@@ -87,12 +87,6 @@ static constexpr int64_t kStagedReadMinBlocks = 64;
 /// ... and in fewer blocks when K has at most this many steps.
 static constexpr int64_t kSmallGridMaxSteps = 16;
 
-/// Copies of each operand tile a ring stage holds: 2 when f32 inputs keep
-/// FP32-level accuracy (3xTF32: the tiles' high and low TF32 parts).
-static int64_t operandParts(const BlockMatmul &bm) {
-  return bm.inType.isF32() && !bm.allowTf32 ? 2 : 1;
-}
-
 /// Elements of one K step: a 128-byte row of a tile.
 static int64_t stepK(const BlockMatmul &bm) {
   return wgmma::tileK(bm.inType.getIntOrFloatBitWidth() / 8);
@@ -104,7 +98,8 @@ static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
                                    int64_t splits = 1) {
   return wgmma::computeLayout(
       bm.m, bm.n, bm.outType.getIntOrFloatBitWidth() / 8, stages, producers,
-      stagingBytes, splits, operandParts(bm));
+      stagingBytes, splits,
+      wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8, bm.allowTf32));
 }
 
 /// Checks the block tile, `stages` and `splits`; returns why they do not

@@ -33,10 +33,8 @@ std::optional<ProblemShape> tessel::parseWorkloadKey(llvm::StringRef workload) {
   auto [in, out] = llvm::StringRef(p.types).split("->");
   p.inBytes = in.starts_with("f32") ? 4 : 2;
   p.outBytes = out.starts_with("f32") ? 4 : 2;
-  p.wgmmaParts =
-      p.inBytes == 4 && !llvm::StringRef(p.types).contains(" precision=tf32")
-          ? 2
-          : 1;
+  p.wgmmaParts = tessel::wgmma::operandParts(
+      p.inBytes, llvm::StringRef(p.types).contains(" precision=tf32"));
   llvm::SmallVector<llvm::StringRef> batch;
   if (llvm::Regex(" batch=([0-9x]+)( |$)").match(p.types, &batch))
     for (llvm::StringRef size : llvm::split(batch[1], 'x')) {

@@ -25,6 +25,12 @@ inline constexpr int64_t kWgmmaM = 64;
 inline constexpr int64_t kRowBytes = 128;
 /// The K extent of one K step for inputs of `inBytes` bytes.
 inline constexpr int64_t tileK(int64_t inBytes) { return kRowBytes / inBytes; }
+/// Copies of each operand tile a stage holds for inputs of `inBytes` bytes:
+/// 2 when f32 inputs keep FP32-level accuracy (3xTF32: the tiles as loaded,
+/// read as their high TF32 parts, and their low parts), else 1.
+inline constexpr int64_t operandParts(int64_t inBytes, bool allowTf32) {
+  return inBytes == 4 && !allowTf32 ? 2 : 1;
+}
 /// Buffers addressed by 128-byte-swizzled wgmma descriptors start on 1024-byte
 /// boundaries; the dynamic shared memory base is aligned at run time.
 inline constexpr int64_t kSwizzleAlign = 1024;
