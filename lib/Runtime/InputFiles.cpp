@@ -87,10 +87,11 @@ std::optional<tessel::TextIssue> tessel::findParserCrash(llvm::StringRef text) {
     }
     return n;
   };
-  // Past spaces and // comments from `at`.
+  // Past spaces and // comments from `at`. MLIR's lexer skips a NUL byte
+  // inside the text as it skips a space.
   auto skipSpace = [&](size_t at) {
     while (at < n) {
-      if (llvm::isSpace(text[at]))
+      if (llvm::isSpace(text[at]) || text[at] == '\0')
         ++at;
       else if (text.substr(at).starts_with("//"))
         at = std::min(text.find('\n', at), n);

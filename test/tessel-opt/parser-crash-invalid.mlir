@@ -5,12 +5,18 @@
 // (fuzz/corpus/opt/regress-iterator-types).
 
 // RUN: not tessel-opt %s -o /dev/null 2>&1 | FileCheck %s
-// CHECK: parser-crash-invalid.mlir:[[@LINE+14]]:37: error: the iterator_types of linalg.generic must be strings ("parallel", "reduction"); MLIR 22's parser reads any other element as a string and crashes
+// CHECK: parser-crash-invalid.mlir:[[@LINE+20]]:37: error: the iterator_types of linalg.generic must be strings ("parallel", "reduction"); MLIR 22's parser reads any other element as a string and crashes
 
 // An iterator_types of enum attributes (the generic form's) crashes it too.
 // RUN: sed 's/"parallel", 4294967296/#linalg.iterator_type<parallel>/' %s > %t.mlir
 // RUN: not tessel-opt %t.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=ENUM
-// ENUM: .mlir:[[@LINE+9]]:25: error: the iterator_types of linalg.generic must be strings
+// ENUM: .mlir:[[@LINE+15]]:25: error: the iterator_types of linalg.generic must be strings
+
+// NUL bytes between tokens, which MLIR's lexer skips as spaces (the opt
+// fuzzer's fuzz/corpus/opt/regress-iterator-types-nul).
+// RUN: sed 's/iterator_types = /iterator_types \x00\x00= \x00/' %s > %t.nul.mlir
+// RUN: not tessel-opt %t.nul.mlir -o /dev/null 2>&1 | FileCheck %s --check-prefix=NUL
+// NUL: .mlir:[[@LINE+9]]:40: error: the iterator_types of linalg.generic must be strings
 
 // The same in a schedule library (tessel-apply-schedule reads it itself).
 // RUN: not tessel-opt %S/../../examples/matmul_relu_1024_f32.mlir --tessel-apply-schedule=schedule=%s -o /dev/null 2>&1 \
