@@ -6,9 +6,15 @@
 #           through tessel-run --json against the f64 reference (GPU)
 #   race    bench/f32_tensor_cores.py race: 3xTF32 and TF32 kernels against
 #           cuBLAS strict FP32 and TF32, one process
-#   sweep   test/Runtime/knob-sweep-f32-gpu.test's two sweeps, from this
-#           checkout (every wgmma knob point at group_m 8 on f32 Linear
-#           layers, 3xTF32 and TF32: refused up front or correct)
+#   sweep   test/Runtime/knob-sweep-f32-gpu.test's sweeps with the weight
+#           [n, k], from this checkout (every wgmma knob point at group_m 8
+#           on f32 Linear layers, 3xTF32 and TF32: refused up front or
+#           correct)
+#   sweepkn the same with the weight [k, n] (copied transposed first)
+#   kn      bench/f32_tensor_cores.py race kn: B stored [k, n] at the
+#           rule's knobs (and SIMT) against cuBLAS with the same layout
+#   split   bench/f32_tensor_cores.py check split-: tessel-run times of
+#           split_k x tile points on the thin and small shapes
 #   anchors bench/f32_tensor_cores.py race anchors: ANCHORS.md's f32 shapes,
 #           wgmma at the rule's knobs, both precisions, against cuBLAS
 #   lit     the GPU lit tests but the knob sweeps
@@ -30,6 +36,7 @@ prepare() {
   rm -rf $cases
   python3 "$here/bench/f32_tensor_cores.py" prepare $cases > "$out/prepare.log" 2>&1 &&
     touch $cases/.prepared
+  echo "prepare: $(grep -c ' ok$' "$out/prepare.log") ok, $(grep -c refused "$out/prepare.log") refused"
 }
 for step in "$@"; do
   case $step in
@@ -52,6 +59,25 @@ for step in "$@"; do
         --shapes 300x520x700 --dtypes f32 --sweep --run-jobs 8 --fix group_m=8 \
         --out "$out/sweep-tf32.json" > "$out/sweep-tf32.log" 2>&1
       echo "sweep tf32 exit $?" | tee -a "$out/sweep-tf32.log"; tail -4 "$out/sweep-tf32.log" ;;
+    sweepkn)
+      W=$B/schedules/matmul_relu_wgmma.mlir
+      python3 "$here/bench/check_shapes.py" --tools $B/bin --chip sm_90a --schedule $W \
+        --shapes 300x520x701 --dtypes f32 --sweep --run-jobs 8 --fix group_m=8 \
+        --linear gelu_tanh --weight kn --out "$out/sweep-x3-kn.json" > "$out/sweep-x3-kn.log" 2>&1
+      echo "sweep x3 kn exit $?" | tee -a "$out/sweep-x3-kn.log"; tail -4 "$out/sweep-x3-kn.log"
+      python3 "$here/bench/check_shapes.py" --tools $B/bin --chip sm_90a --schedule $W \
+        --input "$here/test/Runtime/Inputs/linear_tf32_bias_gelu_tanh_300x520x700_f32_kn.mlir" \
+        --shapes 300x520x700 --dtypes f32 --sweep --run-jobs 8 --fix group_m=8 \
+        --out "$out/sweep-tf32-kn.json" > "$out/sweep-tf32-kn.log" 2>&1
+      echo "sweep tf32 kn exit $?" | tee -a "$out/sweep-tf32-kn.log"; tail -4 "$out/sweep-tf32-kn.log" ;;
+    kn)
+      prepare
+      python3 "$here/bench/f32_tensor_cores.py" race $cases "$out/kn.json" kn > "$out/kn.log" 2>&1
+      echo "kn exit $?" >> "$out/kn.log"; cat "$out/kn.log" ;;
+    split)
+      prepare
+      python3 "$here/bench/f32_tensor_cores.py" check $cases "$out/split.json" split- > "$out/split.log" 2>&1
+      echo "split exit $?" >> "$out/split.log"; cat "$out/split.log" ;;
     pytest)
       PYTHONPATH="$here/python" python3 -m pytest -q -p no:cacheprovider "$here/python/tests" > "$out/pytest.log" 2>&1
       echo "pytest exit $?" >> "$out/pytest.log"; tail -8 "$out/pytest.log" ;;

@@ -744,6 +744,119 @@ private:
   }
 };
 
+/// Emits the kernel of copyTransposed: one block per 32x32 tile of a
+/// matrix, 32x8 threads. A warp reads 32 consecutive elements of a source
+/// row into a row of a shared tile (rows padded by one element, so the
+/// column reads below hit 32 banks), and after a barrier writes 32
+/// consecutive elements of a workspace row from a column of it: both
+/// global accesses coalesced.
+class TransposedCopyEmitter : KernelBuilder {
+public:
+  TransposedCopyEmitter(OpBuilder &b, Location loc) : KernelBuilder(b, loc) {}
+
+  static constexpr int64_t kTile = 32;
+  static constexpr int64_t kRowsPerPass = 8;
+
+  static int64_t blocks(MemRefType type) {
+    int64_t rank = type.getRank();
+    int64_t n = llvm::divideCeil(type.getDimSize(rank - 2), kTile) *
+                llvm::divideCeil(type.getDimSize(rank - 1), kTile);
+    for (int64_t size : type.getShape().drop_back(2))
+      n *= size;
+    return n;
+  }
+
+  Value emit(gpu::LaunchOp before, Value source) {
+    b.setInsertionPoint(before);
+    auto type = cast<MemRefType>(source.getType());
+    int64_t rank = type.getRank();
+    int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
+    int64_t bits = type.getElementTypeBitWidth();
+    int64_t granule = 128 / bits;
+    // As copyToAlignedRows: rows padded to 128 bytes, and not a multiple of
+    // 4 KiB apart.
+    int64_t padded = llvm::alignTo(rows, 8 * granule);
+    if (padded * bits / 8 % 4096 == 0)
+      padded += 8 * granule;
+    SmallVector<int64_t> wsShape(type.getShape());
+    wsShape[rank - 2] = cols;
+    wsShape[rank - 1] = padded;
+    Value ws =
+        gpu::AllocOp::create(
+            b, loc, MemRefType::get(wsShape, type.getElementType()),
+            /*asyncToken=*/Type(), ValueRange(), ValueRange(), ValueRange())
+            .getMemref();
+    int64_t tilesR = llvm::divideCeil(rows, kTile);
+    int64_t tilesC = llvm::divideCeil(cols, kTile);
+    auto copy = gpu::LaunchOp::create(b, loc, cst(blocks(type)), cst(1), cst(1),
+                                      cst(kTile), cst(kRowsPerPass), cst(1));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&copy.getBody().front());
+      Value block = copy.getBlockIds().x;
+      Value tx = copy.getThreadIds().x, ty = copy.getThreadIds().y;
+      Value c0 = mul(rem(block, tilesC), kTile);
+      block = div(block, tilesC);
+      Value r0 = mul(rem(block, tilesR), kTile);
+      block = div(block, tilesR);
+      // The matrix's batch indices, innermost last.
+      SmallVector<Value> batch;
+      for (int64_t size : llvm::reverse(type.getShape().drop_back(2))) {
+        batch.push_back(rem(block, size));
+        block = div(block, size);
+      }
+      std::reverse(batch.begin(), batch.end());
+      auto at = [&](Value row, Value col) {
+        SmallVector<Value> indices(batch);
+        indices.append({row, col});
+        return indices;
+      };
+      auto inside = [&](Value row, Value col) {
+        return arith::AndIOp::create(b, loc, ult(row, cst(rows)),
+                                     ult(col, cst(cols)));
+      };
+      Type element = type.getElementType();
+      Value tile = memref::AllocOp::create(
+          b, loc, sharedType({kTile, kTile + 1}, element));
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+      // All loads before the stores into the tile.
+      SmallVector<Value> loaded;
+      for (int64_t i = 0; i < kTile / kRowsPerPass; ++i) {
+        Value row = add(r0, addC(ty, i * kRowsPerPass)), col = add(c0, tx);
+        auto ifIn = scf::IfOp::create(b, loc, element, inside(row, col),
+                                      /*withElse=*/true);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifIn.thenBlock());
+        scf::YieldOp::create(
+            b, loc,
+            memref::LoadOp::create(b, loc, source, at(row, col)).getResult());
+        b.setInsertionPointToStart(ifIn.elseBlock());
+        scf::YieldOp::create(b, loc, zero);
+        loaded.push_back(ifIn.getResult(0));
+      }
+      for (auto [i, value] : llvm::enumerate(loaded))
+        memref::StoreOp::create(b, loc, value, tile,
+                                {addC(ty, i * kRowsPerPass), tx});
+      gpu::BarrierOp::create(b, loc);
+      for (int64_t i = 0; i < kTile / kRowsPerPass; ++i) {
+        Value col = add(c0, addC(ty, i * kRowsPerPass)), row = add(r0, tx);
+        Value value = memref::LoadOp::create(b, loc, tile,
+                                             {tx, addC(ty, i * kRowsPerPass)});
+        auto ifIn =
+            scf::IfOp::create(b, loc, inside(row, col), /*withElse=*/false);
+        OpBuilder::InsertionGuard inner(b);
+        b.setInsertionPointToStart(ifIn.thenBlock());
+        memref::StoreOp::create(b, loc, value, ws, at(col, row));
+      }
+      b.setInsertionPointToEnd(&copy.getBody().front());
+      gpu::TerminatorOp::create(b, loc);
+    }
+    b.setInsertionPointAfter(before);
+    gpu::DeallocOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(), ws);
+    return ws;
+  }
+};
+
 } // namespace
 
 bool tessel::isCopyable(MemRefType type) {
@@ -765,4 +878,15 @@ SmallVector<Value> tessel::copyToAlignedRows(RewriterBase &rewriter,
     return {};
   OpBuilder::InsertionGuard guard(rewriter);
   return AlignedCopyEmitter(rewriter, launch.getLoc()).emit(launch, sources);
+}
+
+bool tessel::canCopyTransposed(MemRefType type) {
+  return type.hasStaticShape() && type.getRank() >= 2 && rowStride(type) &&
+         TransposedCopyEmitter::blocks(type) <= INT32_MAX;
+}
+
+Value tessel::copyTransposed(RewriterBase &rewriter, gpu::LaunchOp launch,
+                             Value source) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  return TransposedCopyEmitter(rewriter, launch.getLoc()).emit(launch, source);
 }

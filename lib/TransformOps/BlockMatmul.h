@@ -147,6 +147,22 @@ llvm::SmallVector<mlir::Value>
 copyToAlignedRows(mlir::RewriterBase &rewriter, mlir::gpu::LaunchOp launch,
                   llvm::ArrayRef<mlir::Value> sources);
 
+/// Whether copyTransposed can copy a buffer of this type: statically
+/// shaped, of rank 2 or more, with a unit inner stride, in at most
+/// INT32_MAX blocks of its kernel.
+bool canCopyTransposed(mlir::MemRefType type);
+
+/// Copies `source`, a statically shaped buffer of rank 2 or more defined
+/// outside `launch` (a matrix or a batch of them, `[..., rows, cols]`),
+/// transposed into a workspace `[..., cols, padded]` whose rows are padded
+/// to 128 bytes: a `gpu.alloc` and a copy kernel (a `gpu.launch`) just
+/// before `launch`, the `gpu.dealloc` just after. Returns the workspace;
+/// its leading `[..., cols, rows]` part holds the transpose (what lies past
+/// `rows` in a row is not written). For operands an instruction reads in
+/// one layout only (TF32 wgmma reads B K-major).
+mlir::Value copyTransposed(mlir::RewriterBase &rewriter,
+                           mlir::gpu::LaunchOp launch, mlir::Value source);
+
 /// What the rewrites' emitters build kernels from: index arithmetic,
 /// workgroup-memory types and the tile walk with its residue masks, at one
 /// location. Values are `index` unless stated.

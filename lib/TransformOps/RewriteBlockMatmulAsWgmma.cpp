@@ -1392,11 +1392,9 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
                     "must be a constant of at most 65535");
     }
     // f32 inputs are multiplied as TF32, whose wgmma reads only K-major
-    // tiles (no transpose, unlike 16-bit types).
-    if (bm.inType.isF32() && !bm.bKMajor())
-      return fail("f32 inputs need B stored [n, k] (K-major, a Linear "
-                  "layer's weight): wgmma's TF32 instruction cannot "
-                  "transpose B [k, n]");
+    // tiles (no transpose, unlike 16-bit types): B stored [k, n] is copied
+    // transposed first (docs/f32.md).
+    bool transposeB = bm.inType.isF32() && !bm.bKMajor();
     if (std::string why = checkConfig(bm, *stages, 1, 0, splits); !why.empty())
       return fail(why);
     if (128 % bm.outType.getIntOrFloatBitWidth() != 0)
@@ -1420,6 +1418,11 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
         return fail("a dimension of A or B exceeds the 32-bit coordinates "
                     "of TMA");
     }
+
+    if (transposeB &&
+        !canCopyTransposed(cast<MemRefType>(bOperand->source.getType())))
+      return fail("B, f32 and stored [k, n], is too large to copy "
+                  "transposed for TF32 wgmma (which reads B [n, k] only)");
 
     // TMA needs 16-byte row strides: an operand whose rows are not (f16 with
     // an odd K or N) is first copied into a workspace with 128-byte rows,
@@ -1518,6 +1521,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       auto type = cast<MemRefType>(operand->source.getType());
       if (mayRead[i] && readInKernel)
         read[i] = true;
+      else if (i == 1 && transposeB)
+        continue; // The transposed copy has 128-byte rows.
       else if (!hasAlignedRows(type, 32) &&
                (misaligned[i] || other >= worthCopying))
         copied.push_back(operand);
@@ -1548,6 +1553,23 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       operand->source = memref::SubViewOp::create(
           rewriter, bm.loc(), ws, SmallVector<int64_t>(type.getRank(), 0),
           type.getShape(), SmallVector<int64_t>(type.getRank(), 1));
+    }
+
+    if (transposeB) {
+      // The kernel reads B [n, k] from the copy: its tile offsets swap, and
+      // the block matmul is K-major from here on.
+      auto type = cast<MemRefType>(bOperand->source.getType());
+      int64_t rank = type.getRank();
+      Value ws = copyTransposed(rewriter, bm.launch, bOperand->source);
+      SmallVector<int64_t> shape(type.getShape());
+      std::swap(shape[rank - 2], shape[rank - 1]);
+      rewriter.setInsertionPoint(bm.launch);
+      bOperand->source = memref::SubViewOp::create(
+          rewriter, bm.loc(), ws, SmallVector<int64_t>(rank, 0), shape,
+          SmallVector<int64_t>(rank, 1));
+      std::swap(bOperand->offsetTerms[rank - 2],
+                bOperand->offsetTerms[rank - 1]);
+      bm.contraction.rhsTransposed = true;
     }
 
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();

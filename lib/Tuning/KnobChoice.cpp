@@ -272,6 +272,16 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // 1/tm + 1/tn (per thread tile for SIMT).
   double work = double(roundUp(em, granule)) * roundUp(en, granule) *
                 double(llvm::divideCeil(kSteps, splits) * tk);
+  // wgmma multiplies TF32 at half the rate of 16-bit types: twice the time
+  // per multiply-add, against the same fixed and split-K costs per block.
+  // 3xTF32 issues three products and adds each step's partial in FP32; a
+  // factor of 3 (not the 6 of its peak rate: its blocks are bound by the
+  // producer's split as much as by the tensor cores) picks the fastest
+  // measured point on 3 of 4 small and thin shapes of ANCHORS.md, within
+  // 0.82 on the fourth (H100, bench/results/f32/README.md, "split-K").
+  bool splitsF32 = wgmma && s.inBytes == 4 && s.wgmmaParts == 2;
+  if (wgmma && s.inBytes == 4)
+    work *= splitsF32 ? 3.0 : 2.0;
   double efficiency = simt ? 1.0 / (1.0 + 2.0 * (1.0 / *thm + 1.0 / *thn) +
                                     8.0 * (1.0 / em + 1.0 / en))
                            : 1.0 / (1.0 + 32.0 * (1.0 / em + 1.0 / en));
@@ -296,7 +306,10 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     int64_t consumers = roundUp(em, 64) / 64;
     int64_t resident = std::max<int64_t>(
         1, std::min({perSM, chip.sharedMemoryPerSM / smem, 2048 / threads}));
-    if (resident * consumers == 1)
+    // 3xTF32's producer splits each stage's tiles while the consumers
+    // multiply: one consumer keeps up with it (64-row tiles ran fastest on
+    // the small and thin shapes, bench/results/f32/README.md).
+    if (resident * consumers == 1 && !splitsF32)
       efficiency *= 0.7;
     if (consumers == 3)
       efficiency *= 0.85;

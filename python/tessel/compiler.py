@@ -55,21 +55,19 @@ class CompiledKernel:
 SIMT_MISALIGNED_MAX_K = 16
 
 
-def default_schedules(dtype, chip="sm_90", shape=None, k_major_b=False):
+def default_schedules(dtype, chip="sm_90", shape=None):
     """The schedule libraries for `dtype` on a `chip` GPU, in the order
     tessel-opt tries them: wgmma + TMA, then mma.sync, then SIMT for
     f16/bf16 on Hopper (sm_90); mma.sync, then SIMT elsewhere (SIMT alone
-    before sm_80, which lacks mma.sync's cp.async); SIMT for f32, after
-    wgmma on Hopper when B is stored [n, k] (`k_major_b`, a Linear layer's
-    weight: TF32 wgmma reads B K-major only; docs/f32.md). With
+    before sm_80, which lacks mma.sync's cp.async); for f32, wgmma (3xTF32,
+    or TF32 where allowed: docs/f32.md) then SIMT on Hopper, SIMT
+    elsewhere. With
     `shape` (M, N, K), a 16-bit shape whose rows are not 16-byte aligned and
     whose K is at most SIMT_MISALIGNED_MAX_K goes to SIMT first. Schedules
     whose kernels do not run on `chip` (their tessel.target_chip or
     tessel.min_chip) are left out."""
     names = [SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip.rstrip("a"), dtype)),
              SCHEDULE_FOR_DTYPE[dtype], SCHEDULE_FOR_DTYPE["f32"]]
-    if dtype == "f32" and k_major_b and chip.rstrip("a") == "sm_90":
-        names.insert(0, SCHEDULE_FOR_CHIP_AND_DTYPE[("sm_90", "f16")])
     if (shape and dtype in ("f16", "bf16")
             and shape[2] <= SIMT_MISALIGNED_MAX_K
             and not rows_aligned(shape[1], shape[2], dtype)):
@@ -105,14 +103,13 @@ def runs_on(schedule, chip):
     return not least or _sm(chip) >= _sm(least.group(1))
 
 
-def _schedules_and_target(schedule, dtype, chip, shape=None,
-                          k_major_b=False):
+def _schedules_and_target(schedule, dtype, chip, shape=None):
     """The schedule libraries to try (`schedule`, or the defaults for
     `dtype` and `shape` on a `chip` GPU) and the chip to compile them for:
     the most specific target any of them declares (sm_90a code needs an
     sm_90 GPU; what the others produce runs there too)."""
     schedules = ([pathlib.Path(schedule)] if schedule
-                 else default_schedules(dtype, chip, shape, k_major_b))
+                 else default_schedules(dtype, chip, shape))
     for s in schedules:
         if not s.is_file():
             where = ("given as schedule=" if schedule else
@@ -277,16 +274,14 @@ def compile_linear(m, n, k, dtype="f16", *, bias=True, activation=None,
                                 activation=activation, weight=weight),
                     (m, n, k), dtype, schedule=schedule, knobs=knobs,
                     device=device, databases=databases, chip=chip,
-                    sm_count=sm_count, defaults=defaults,
-                    k_major_b=weight == "nk")
+                    sm_count=sm_count, defaults=defaults)
 
 
 def _compile(ir, function, workload, shape, dtype, *, schedule, knobs,
-             device, databases, chip, sm_count, defaults, k_major_b=False):
+             device, databases, chip, sm_count, defaults):
     """Compiles the payload `ir` (one function, `function`) into the cache;
-    `workload` names it in messages; `k_major_b`: B is stored [n, k]."""
-    schedules, chip = _schedules_and_target(schedule, dtype, chip, shape,
-                                            k_major_b)
+    `workload` names it in messages."""
+    schedules, chip = _schedules_and_target(schedule, dtype, chip, shape)
     knob_text = _knob_text(knobs) if knobs else ""
     if defaults not in ("rule", "nearest", "schedule"):
         raise ValueError(f"defaults must be rule, nearest or schedule, "

@@ -11,7 +11,8 @@ SCHEDULE_FOR_DTYPE = {"f16": "matmul_relu_mma.mlir",
                       "bf16": "matmul_relu_mma.mlir",
                       "f32": "matmul_relu_simt.mlir"}
 SCHEDULE_FOR_CHIP_AND_DTYPE = {("sm_90", "f16"): "matmul_relu_wgmma.mlir",
-                               ("sm_90", "bf16"): "matmul_relu_wgmma.mlir"}
+                               ("sm_90", "bf16"): "matmul_relu_wgmma.mlir",
+                               ("sm_90", "f32"): "matmul_relu_wgmma.mlir"}
 
 # The shapes (M, N, K) of ../shared/ANCHORS.md, per dtype: the bundled
 # examples and the benchmarks' defaults.

@@ -39,7 +39,8 @@ def test_compile_json_and_show(capsys, tmp_path):
     assert status == 0
     info = json.loads(out)
     assert info["source"] == "rule" and info["knob_source"].startswith("rule")
-    assert pathlib.Path(info["schedule"]).name == "matmul_relu_simt.mlir"
+    # f32 on Hopper (the default chip): 3xTF32 on wgmma, B copied K-major.
+    assert pathlib.Path(info["schedule"]).name == "matmul_relu_wgmma.mlir"
     assert (tmp_path / "k" / "matmul_relu_kernel.ptx").is_file()
     status, out, _ = run(capsys, "show", tmp_path / "k")
     assert status == 0

@@ -140,10 +140,14 @@ def test_misaligned_rows_with_a_small_k_go_to_simt():
     assert ".target sm_75" in ptx
 
 
-def test_f32_uses_the_simt_schedule():
+def test_f32_uses_the_wgmma_schedule_on_hopper():
+    # 3xTF32 at the rule's knobs (2x cuBLAS strict FP32 at 4096^3 on an
+    # H100, docs/f32.md) rather than SIMT's tuned record (0.43x).
     c = tessel.compile_matmul_relu(4096, 4096, 4096, "f32", device=H100)
+    assert c.schedule.endswith("matmul_relu_wgmma.mlir")
+    assert c.source == "rule"
+    c = tessel.compile_matmul_relu(4096, 4096, 4096, "f32", chip="sm_80")
     assert c.schedule.endswith("matmul_relu_simt.mlir")
-    assert c.source.startswith("tuned: ")
 
 
 def test_compile_errors_carry_locations():
@@ -261,10 +265,20 @@ def test_f32_linear_on_tensor_cores(allow_tf32):
     assert ("-8192;" in ptx) == (not allow_tf32)
 
 
-def test_f32_linear_elsewhere_and_kn_weight_use_simt():
-    # TF32 wgmma reads B K-major only: W stored [k, n] stays on SIMT, and so
-    # does every f32 Linear before Hopper.
-    assert tessel.compile_linear(64, 64, 64, "f32", weight="kn") \
-        .schedule.endswith("matmul_relu_simt.mlir")
+def test_f32_weight_kn_on_tensor_cores_and_simt_elsewhere():
+    # TF32 wgmma reads B K-major only: B stored [k, n] (matmul_relu's B, a
+    # Linear weight stored transposed) is first copied transposed by a
+    # kernel of its own, then multiplied on the tensor cores. Before Hopper
+    # f32 runs on SIMT.
+    for c in (tessel.compile_linear(64, 64, 64, "f32", weight="kn"),
+              tessel.compile_matmul_relu(300, 500, 700, "f32", device=H100)):
+        assert c.schedule.endswith("matmul_relu_wgmma.mlir")
+        launch = json.loads(c.launch_file.read_text())
+        assert launch["launches"][0]["block"] == [32, 8, 1]
+        assert launch["workspaces"][-1]["shape"][0] == \
+            launch["workload"]["n"]
+        ptx = "".join(p.read_text()
+                      for p in c.launch_file.parent.glob("*.ptx"))
+        assert "-8192;" in ptx  # 3xTF32: FP32-level accuracy by default.
     assert tessel.compile_linear(64, 64, 64, "f32", chip="sm_80") \
         .schedule.endswith("matmul_relu_simt.mlir")

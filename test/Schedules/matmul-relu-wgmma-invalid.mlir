@@ -27,31 +27,6 @@
 // NEGATIVE: negative.mlir:{{[0-9]+}}:{{[0-9]+}}: error: copy_16b_rows_from = -1 must not be negative (0 copies every such operand)
 // NEGATIVE-READ: negative-read.mlir:{{[0-9]+}}:{{[0-9]+}}: error: read_misaligned_rows_max_k = -64 must not be negative (0 copies every such operand)
 
-// f32 inputs are multiplied as TF32, which wgmma reads K-major only: B
-// stored [k, n] is refused (docs/f32.md).
-// CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: f32 inputs need B stored [n, k] (K-major, a Linear layer's weight): wgmma's TF32 instruction cannot transpose B [k, n]
-// CHECK:      note: target op
-// CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule
-func.func @f32_inputs(%A: tensor<256x256xf32>, %B: tensor<256x512xf32>,
-    %C: tensor<256x512xf32>) -> tensor<256x512xf32> {
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<256x512xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x512xf32>) -> tensor<256x512xf32>
-  %mm = linalg.matmul ins(%A, %B : tensor<256x256xf32>, tensor<256x512xf32>)
-                      outs(%acc : tensor<256x512xf32>) -> tensor<256x512xf32>
-  %relu = linalg.generic {
-      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-      iterator_types = ["parallel", "parallel"]}
-      ins(%mm : tensor<256x512xf32>) outs(%C : tensor<256x512xf32>) {
-  ^bb0(%x: f32, %out: f32):
-    %r = arith.maximumf %x, %zero : f32
-    linalg.yield %r : f32
-  } -> tensor<256x512xf32>
-  return %relu : tensor<256x512xf32>
-}
-
-// -----
-
 // f64 inputs have no wgmma instruction.
 // CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: wgmma needs f16, bf16 or f32 inputs (both the same) and an f32 accumulator
 // CHECK:      note: target op

@@ -68,21 +68,22 @@
 // RUN:   | FileCheck %s --check-prefix=WRITTEN
 // WRITTEN: knob_source = "schedule defaults", knobs = {group_m = 8 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
 
-// A list of schedules: wgmma cannot take f32 inputs with B [k, n], SIMT serves them; a
+// A list of schedules: mma.sync cannot take f32 inputs, SIMT serves them; a
 // remark says which served and why the others could not.
 // RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir,%schedules/matmul_relu_simt.mlir" 2>&1 \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir,%schedules/matmul_relu_simt.mlir" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=FALLBACK
-// FALLBACK: matmul_relu_1024_f32.mlir:4:1: remark: schedule '{{.*}}matmul_relu_simt.mlir' serves this payload; schedule '{{.*}}matmul_relu_wgmma.mlir' cannot serve it: f32 inputs need B stored [n, k] (K-major, a Linear layer's weight): wgmma's TF32 instruction cannot transpose B [k, n]
+// FALLBACK: matmul_relu_1024_f32.mlir:4:1: remark: schedule '{{.*}}matmul_relu_simt.mlir' serves this payload; schedule '{{.*}}matmul_relu_mma.mlir' cannot serve it: mma.sync needs f16 or bf16 inputs (both the same) and an f32 accumulator
 // FALLBACK: path = "{{.*}}matmul_relu_simt.mlir"
 
 // When none serves the payload, the first schedule's own diagnostics are
-// shown, then one line per schedule.
+// shown, then one line per schedule (3xTF32 tiles are at most 128 columns
+// wide).
 // RUN: not tessel-opt %examples/matmul_relu_1024_f32.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir,%schedules/matmul_relu_mma.mlir" 2>&1 \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir,%schedules/matmul_relu_mma.mlir knobs=tile_n=256" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NONE
-// NONE: matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: f32 inputs need B stored [n, k] (K-major, a Linear layer's weight): wgmma's TF32 instruction cannot transpose B [k, n]
-// NONE: matmul_relu_1024_f32.mlir:4:1: error: no schedule serves this payload: schedule '{{.*}}matmul_relu_wgmma.mlir' cannot serve it: f32 inputs need B stored [n, k] (K-major, a Linear layer's weight): wgmma's TF32 instruction cannot transpose B [k, n]; schedule '{{.*}}matmul_relu_mma.mlir' cannot serve it: mma.sync needs f16 or bf16 inputs (both the same) and an f32 accumulator
+// NONE: matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the block tile N = 256 needs 256 accumulator registers per thread (3xTF32 keeps two sets); at most 128
+// NONE: matmul_relu_1024_f32.mlir:4:1: error: no schedule serves this payload: schedule '{{.*}}matmul_relu_wgmma.mlir' cannot serve it: the block tile N = 256 needs 256 accumulator registers per thread (3xTF32 keeps two sets); at most 128; schedule '{{.*}}matmul_relu_mma.mlir' cannot serve it: mma.sync needs f16 or bf16 inputs (both the same) and an f32 accumulator
 
 // 2000x3000x1500: 128x192 blocks are 16 x 16 = 256, two waves on 132 SMs,
 // where 128x128 blocks would be 3 waves and 128x256 blocks 1.5
