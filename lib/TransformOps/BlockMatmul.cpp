@@ -591,6 +591,20 @@ void KernelBuilder::storeValid(Value value, Value dest, ValueRange indices,
 // copyToAlignedRows
 //===----------------------------------------------------------------------===//
 
+/// The row length, in elements of `bits` bits, of a workspace that holds
+/// rows of `cols` elements for TMA: padded to 128 bytes (TMA reads rows
+/// that start on 32-byte boundaries fastest,
+/// bench/results/any-shape/README.md), and one 128-byte granule more where
+/// that is a multiple of 4 KiB (rows a multiple of 4 KiB apart put a tile's
+/// rows in the same memory partitions and cache sets).
+static int64_t workspaceRow(int64_t cols, int64_t bits) {
+  int64_t granule = 1024 / bits;
+  int64_t padded = llvm::alignTo(cols, granule);
+  if (padded * bits / 8 % 4096 == 0)
+    padded += granule;
+  return padded;
+}
+
 namespace {
 
 /// Emits the copy kernel of copyToAlignedRows. The chunks (16 bytes of a
@@ -622,15 +636,8 @@ public:
       auto type = cast<MemRefType>(source.getType());
       int64_t elems = 128 / type.getElementTypeBitWidth();
       int64_t cols = type.getShape().back();
-      // Rows padded to 128 bytes: TMA reads rows that start on 32-byte
-      // boundaries fastest (bench/results/any-shape/README.md).
-      int64_t padded = llvm::alignTo(cols, 8 * elems);
-      // Rows a multiple of 4 KiB apart put a tile's rows in the same
-      // memory partitions and cache sets; one more granule breaks that.
-      if (padded * type.getElementTypeBitWidth() / 8 % 4096 == 0)
-        padded += 8 * elems;
       SmallVector<int64_t> wsShape(type.getShape());
-      wsShape.back() = padded;
+      wsShape.back() = workspaceRow(cols, type.getElementTypeBitWidth());
       auto wsType = MemRefType::get(wsShape, type.getElementType());
       workspaces.push_back(gpu::AllocOp::create(b, loc, wsType,
                                                 /*asyncToken=*/Type(),
@@ -771,16 +778,9 @@ public:
     auto type = cast<MemRefType>(source.getType());
     int64_t rank = type.getRank();
     int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
-    int64_t bits = type.getElementTypeBitWidth();
-    int64_t granule = 128 / bits;
-    // As copyToAlignedRows: rows padded to 128 bytes, and not a multiple of
-    // 4 KiB apart.
-    int64_t padded = llvm::alignTo(rows, 8 * granule);
-    if (padded * bits / 8 % 4096 == 0)
-      padded += 8 * granule;
     SmallVector<int64_t> wsShape(type.getShape());
     wsShape[rank - 2] = cols;
-    wsShape[rank - 1] = padded;
+    wsShape[rank - 1] = workspaceRow(rows, type.getElementTypeBitWidth());
     Value ws =
         gpu::AllocOp::create(
             b, loc, MemRefType::get(wsShape, type.getElementType()),
