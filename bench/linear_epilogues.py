@@ -209,9 +209,8 @@ def race(directory, out, kernels="k"):
             ms = do_bench(f, warmup=50, rep=200)
             row[cname] = {"ms": ms, "tflops": 2 * m * n * k / ms / 1e9,
                           "rel_error": err, "passed": err <= 1e-2}
-        best = max((v["tflops"] for c, v in row.items()
-                    if isinstance(v, dict) and c != "tessel" and v["passed"]),
-                   default=0)
+        best = max((row[c]["tflops"] for c in contenders
+                    if c != "tessel" and row[c]["passed"]), default=0)
         row["tessel_vs_best"] = row["tessel"]["tflops"] / best if best else None
         for c in ("cublaslt", "compile-max"):
             if c in row:
