@@ -43,13 +43,13 @@ S="$here/schedules/matmul_relu_simt.mlir"
 # The wgmma schedule with every misaligned operand read by the producer
 # warpgroup (bench/cases/read-misaligned.json uses it).
 R=/tmp/read-misaligned-rows.mlir
-sed 's/^        stages %stages split_k %split_k$/        stages %stages split_k %split_k {read_misaligned_rows_max_k = 1000000 : i64}/' "$W" > $R
+sed 's/^        stages %stages split_k %split_k persistent %persistent$/        stages %stages split_k %split_k persistent %persistent {read_misaligned_rows_max_k = 1000000 : i64}/' "$W" > $R
 # ... and with every such operand copied first.
 C=/tmp/copy-misaligned-rows.mlir
-sed 's/^        stages %stages split_k %split_k$/        stages %stages split_k %split_k {read_misaligned_rows_max_k = 0 : i64}/' "$W" > $C
+sed 's/^        stages %stages split_k %split_k persistent %persistent$/        stages %stages split_k %split_k persistent %persistent {read_misaligned_rows_max_k = 0 : i64}/' "$W" > $C
 # ... and with rows on 16- but not 32-byte boundaries copied at any size
 # (bench/cases/residue-1000.json).
-sed 's/^        stages %stages split_k %split_k$/        stages %stages split_k %split_k {copy_16b_rows_from = 0 : i64}/' "$W" > /tmp/copy-16b-rows.mlir
+sed 's/^        stages %stages split_k %split_k persistent %persistent$/        stages %stages split_k %split_k persistent %persistent {copy_16b_rows_from = 0 : i64}/' "$W" > /tmp/copy-16b-rows.mlir
 # The SIMT schedule without its copies of misaligned rows (bench/cases/simt-copy.json).
 sed 's/min_elements 65536/min_elements 1000000000000/' "$S" > /tmp/simt-no-copy.mlir
 for step in "$@"; do

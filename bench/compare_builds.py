@@ -7,6 +7,11 @@ tessel-run on the GPU in interleaved rounds.
     # CPU: compile each case with each build (name=path of its tessel-opt)
     python3 bench/compare_builds.py prepare DIR --build old=/tmp/opt-old \\
         --build new=build/bin/tessel-opt
+    # or one build's kernels with knobs changed (name=knobs given over the
+    # chosen ones; each build is then compiled once per variant, into
+    # <build>-<variant>):
+    python3 bench/compare_builds.py prepare DIR --build b=build/bin/tessel-opt \
+        --variant base= --variant persistent=persistent=1
     # GPU: round 1 checks every kernel against the f64 reference and times
     # it; later rounds only time; each kernel's time is its best median
     python3 bench/compare_builds.py run DIR OUT.json [--rounds 3]
@@ -17,6 +22,7 @@ lists every run and, per case, each build's time ratio to the first build
 """
 
 import argparse
+import itertools
 import json
 import math
 import pathlib
@@ -53,20 +59,40 @@ CASES = [
 def prepare(args):
     from tessel import compiler, install
     builds = dict(b.split("=", 1) for b in args.build)
+    variants = dict(v.split("=", 1) for v in args.variant) or {"": ""}
     out = pathlib.Path(args.dir)
     for name, kind, m, n, k, dtype, act in CASES:
-        for build, opt in builds.items():
+        for (build, opt), (variant, knobs) in itertools.product(
+                builds.items(), variants.items()):
             # Each build's tessel-opt compiles; the kernel cache keys on the
             # binary, so builds never share a kernel.
             install.tool = (lambda path: lambda tool: pathlib.Path(path)
                             if tool == "tessel-opt" else None)(opt)
-            if kind == "relu":
-                kernel = compiler.compile_matmul_relu(m, n, k, dtype,
-                                                      chip="sm_90a")
-            else:
-                kernel = compiler.compile_linear(m, n, k, dtype, bias=True,
-                                                 activation=act,
-                                                 chip="sm_90a")
+            def compile(knobs):
+                if kind == "relu":
+                    return compiler.compile_matmul_relu(
+                        m, n, k, dtype, chip="sm_90a", knobs=knobs or None)
+                return compiler.compile_linear(m, n, k, dtype, bias=True,
+                                               activation=act, chip="sm_90a",
+                                               knobs=knobs or None)
+            # A variant changes the knobs chosen for the case (the tuned
+            # record's, else the rule's) where it names them; where that
+            # needs more shared memory than a block has, with fewer stages.
+            chosen = dict(compile(None).knobs)
+            given = dict(kv.split("=", 1) for kv in knobs.split(",") if kv)
+            knobs = dict(chosen, **given)
+            while True:
+                try:
+                    kernel = compile(knobs)
+                    break
+                except Exception as e:  # tessel.TesselError
+                    stages = int(knobs.get("stages", 0))
+                    if ("shared memory" not in str(e) or "stages" in given
+                            or stages <= 2):
+                        raise
+                    knobs["stages"] = str(stages - 1)
+            if variant:
+                build = f"{build}-{variant}"
             dest = out / name / build
             shutil.rmtree(dest, ignore_errors=True)
             shutil.copytree(kernel.directory, dest)
@@ -127,6 +153,9 @@ def main():
     pp.add_argument("dir")
     pp.add_argument("--build", action="append", required=True,
                     help="NAME=PATH of a tessel-opt (repeatable)")
+    pp.add_argument("--variant", action="append", default=[],
+                    help="NAME=KNOBS given over the chosen ones, e.g. "
+                    "persistent=1 (repeatable; empty KNOBS: none)")
     pr = sub.add_parser("run")
     pr.add_argument("dir")
     pr.add_argument("out")

@@ -36,6 +36,8 @@ for s in "${shapes[@]}"; do
 done
 # The race reads the user's database ($TESSEL_CACHE/tuning.db) first.
 cp "$out/tuning.db" "$out/cache/tuning.db"
+# RACE=0 tunes only.
+[ "${RACE:-1}" = 0 ] && shapes=()
 for dtype in f16 bf16; do
   list=$(printf '%s\n' "${shapes[@]}" | sed -n "s/^$dtype://p" | paste -sd, -)
   [ -n "$list" ] || continue
@@ -46,3 +48,6 @@ for dtype in f16 bf16; do
 done
 "$B/bin/tessel-db" export "$out/tuning.db" -o "$out/tuning.json"
 rm -rf "$out/cache"
+# The device tool brings back 8 files: the tuner's logs travel as one.
+(cd "$out" && tar -cJf tune-logs.tar.xz tune-*.log tune-*.out &&
+  rm -f tune-*.log tune-*.out tuning.db)

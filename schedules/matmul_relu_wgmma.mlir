@@ -42,6 +42,8 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
         from options = [1, 4, 8, 16] -> !transform.param<i64>
     %split_k = transform.tune.knob<"split_k"> = 1 : i64
         from options = [1, 2, 4, 8] -> !transform.param<i64>
+    %persistent = transform.tune.knob<"persistent"> = 0 : i64
+        from options = [0, 1] -> !transform.param<i64>
 
     // Batch dimensions (linalg.batch_matmul, batched generics): each batch
     // element gets its own blocks along grid z, and the steps below see
@@ -108,9 +110,9 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
     %matmul_l = transform.structured.match ops{["linalg.matmul"]} in %launch
         : (!transform.any_op) -> !transform.any_op
     %loop = transform.tessel.rewrite_block_matmul_as_wgmma %matmul_l
-        stages %stages split_k %split_k
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
-        -> !transform.any_op
+        stages %stages split_k %split_k persistent %persistent
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>) -> !transform.any_op
     %func_c = transform.structured.match ops{["func.func"]} in %root_b
         : (!transform.any_op) -> !transform.any_op
     transform.apply_cse to %func_c : !transform.any_op

@@ -57,6 +57,8 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   // Kernels launched in clusters (split-K) are compiled for their cluster
   // shape (.reqnctapercluster).
   pm.addPass(tessel::createTesselRequireClusterDims());
+  // Persistent kernels may be launched with fewer blocks than tiles.
+  pm.addPass(tessel::createTesselPersistentLaunches());
 
   // Step 3. Inside the GPU module: fold views into accesses, lower n-D
   // vectors, affine, nvgpu and scf to what the NVVM conversion accepts.

@@ -81,6 +81,8 @@ struct Driver::Api {
   int (*cuModuleGetFunction)(Function *, Module, const char *);
   int (*cuModuleUnload)(Module);
   int (*cuFuncSetAttribute)(Function, int, int);
+  int (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, Function, int,
+                                                     size_t);
   int (*cuMemAlloc)(DevicePtr *, size_t);
   int (*cuMemFree)(DevicePtr);
   int (*cuMemcpyHtoD)(DevicePtr, const void *, size_t);
@@ -167,6 +169,8 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
       resolve(api.cuModuleGetFunction, {"cuModuleGetFunction"}) &&
       resolve(api.cuModuleUnload, {"cuModuleUnload"}) &&
       resolve(api.cuFuncSetAttribute, {"cuFuncSetAttribute"}) &&
+      resolve(api.cuOccupancyMaxActiveBlocksPerMultiprocessor,
+              {"cuOccupancyMaxActiveBlocksPerMultiprocessor"}) &&
       resolve(api.cuMemAlloc, {"cuMemAlloc_v2"}) &&
       resolve(api.cuMemFree, {"cuMemFree_v2"}) &&
       resolve(api.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}) &&
@@ -307,6 +311,17 @@ llvm::Error Driver::setMaxDynamicSharedMemory(Function function, int bytes) {
   return check(
       api->cuFuncSetAttribute(function, kFuncAttrMaxDynamicSharedBytes, bytes),
       "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+}
+
+llvm::Expected<int> Driver::residentBlocksPerSM(Function function,
+                                                int threads, int sharedMemory) {
+  int blocks = 0;
+  if (llvm::Error e =
+          check(api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &blocks, function, threads, sharedMemory),
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+    return std::move(e);
+  return blocks;
 }
 
 llvm::Expected<DevicePtr> Driver::allocate(size_t bytes) {

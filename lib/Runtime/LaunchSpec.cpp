@@ -93,6 +93,8 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
     };
     if (launch.waitsForPrevious)
       object["waits_for_previous"] = true;
+    if (launch.persistent)
+      object["persistent"] = true;
     if (launch.cluster != std::array<int64_t, 3>{1, 1, 1})
       object["cluster"] = Array(launch.cluster);
     launches.push_back(std::move(object));
@@ -191,6 +193,7 @@ static bool fromJSON(const Value &value, LaunchSpec &spec,
          o.mapOptional("dynamic_shared_memory", spec.dynamicSharedMemory) &&
          o.mapOptional("pointer_alignment", spec.pointerAlignment) &&
          o.mapOptional("waits_for_previous", spec.waitsForPrevious) &&
+         o.mapOptional("persistent", spec.persistent) &&
          (!value.getAsObject()->get("cluster") ||
           mapDims(o, value, "cluster", spec.cluster, path)) &&
          o.map("params", spec.params);
@@ -296,6 +299,12 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
                      llvm::Twine(launch.grid[d]) + " blocks along dimension " +
                      llvm::Twine(d) + ", not a multiple of its cluster size " +
                      llvm::Twine(launch.cluster[d]));
+    if (launch.persistent &&
+        (launch.grid[1] != 1 || launch.grid[2] != 1 ||
+         launch.cluster != std::array<int64_t, 3>{1, 1, 1}))
+      return error("launch of '" + launch.kernel +
+                   "' is persistent but its grid is not N x 1 x 1 blocks "
+                   "without clusters");
     if (launch.dynamicSharedMemory < 0)
       return error("launch of '" + launch.kernel +
                    "' has negative dynamic shared memory");

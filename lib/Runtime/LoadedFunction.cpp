@@ -171,7 +171,24 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
               *function, launch.dynamicSharedMemory))
         return std::move(e);
 
-    Kernel kernel{static_cast<unsigned>(index), *function, {}};
+    Kernel kernel{static_cast<unsigned>(index), *function, launch.grid, {},
+                  {}};
+    if (launch.persistent) {
+      // Each block walks tiles block, block + grid, ...: one block per
+      // place the device runs at once (more would wait for a free SM with
+      // nothing to overlap).
+      llvm::Expected<int> resident = driver.residentBlocksPerSM(
+          *function, int(threads), int(launch.dynamicSharedMemory));
+      if (!resident)
+        return resident.takeError();
+      if (*resident < 1)
+        return fail(llvm::formatv("kernel '{0}' does not fit an SM of {1} "
+                                  "({2} threads, {3} bytes of shared memory)",
+                                  launch.kernel, device.name, threads,
+                                  launch.dynamicSharedMemory));
+      kernel.grid[0] = std::min<int64_t>(
+          launch.grid[0], int64_t(*resident) * device.multiprocessors);
+    }
     for (const KernelParamSpec &param : launch.params) {
       // Buffers are numbered arguments first, then workspaces.
       uint64_t buffer = param.workspace ? spec.arguments.size() + param.argument
@@ -298,7 +315,7 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
     // follows whatever came before on the stream the ordinary way.
     bool overlap = i > 0 && launch.waitsForPrevious;
     if (llvm::Error e = driver->launch(
-            kernel.function, launch.grid.data(), launch.block.data(),
+            kernel.function, kernel.grid.data(), launch.block.data(),
             launch.dynamicSharedMemory, params[i], stream, overlap))
       return e;
   }

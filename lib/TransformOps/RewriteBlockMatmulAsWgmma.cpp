@@ -41,6 +41,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
@@ -95,21 +96,24 @@ static int64_t stepK(const BlockMatmul &bm) {
 static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
                                    int64_t producers = 1,
                                    int64_t stagingBytes = 0,
-                                   int64_t splits = 1) {
+                                   int64_t splits = 1,
+                                   bool persistent = false) {
   return wgmma::computeLayout(
       bm.m, bm.n, bm.outType.getIntOrFloatBitWidth() / 8, stages, producers,
       stagingBytes, splits,
-      wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8, bm.allowTf32));
+      wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8, bm.allowTf32),
+      persistent);
 }
 
 /// Checks the block tile, `stages` and `splits`; returns why they do not
 /// fit, or an empty string.
 static std::string checkConfig(const BlockMatmul &bm, int64_t stages,
                                int64_t producers = 1, int64_t stagingBytes = 0,
-                               int64_t splits = 1) {
+                               int64_t splits = 1, bool persistent = false) {
   std::string msg;
   llvm::raw_string_ostream os(msg);
-  wgmma::Layout l = computeLayout(bm, stages, producers, stagingBytes, splits);
+  wgmma::Layout l =
+      computeLayout(bm, stages, producers, stagingBytes, splits, persistent);
   if (bm.m > kMaxBoxDim)
     os << "the block tile M = " << bm.m << " must be at most " << kMaxBoxDim
        << " (one TMA box; one consumer warpgroup per 64 rows)";
@@ -126,10 +130,12 @@ static std::string checkConfig(const BlockMatmul &bm, int64_t stages,
   else if (l.threads > 1024)
     os << "the block tile M = " << bm.m << " needs " << l.threads
        << " threads; at most 1024 fit in a block";
-  else if (l.sharedBytes > kMaxSharedMemory)
+  else if (l.sharedBytes + l.barrierBytes > kMaxSharedMemory)
     os << "the " << bm.m << "x" << bm.n << " tile with " << stages << " stages"
-       << (splits > 1 ? " and its f32 partial tile" : "") << " needs "
-       << l.sharedBytes
+       << (splits > 1 ? " and its f32 partial tile" : "")
+       << (persistent ? " and its own staged output tile (persistent)" : "")
+       << " needs "
+       << l.sharedBytes + l.barrierBytes
        << " bytes of shared memory; an sm_90 block has at most "
        << kMaxSharedMemory;
   else if (accumulatorRegs(bm.n, l.parts) + kOtherRegs >
@@ -156,17 +162,27 @@ public:
   /// `splits`: the blocks of a cluster (along z) that each take a range
   /// of K steps and reduce their partial tiles through distributed shared
   /// memory (TMA-loaded operands only).
+  /// `persistentTiles`: when not 0, the block walks tiles block, block +
+  /// grid, ... of that many (the launch's grid before it became
+  /// persistent, `grid`, linearized), its producer loading a tile's first
+  /// stages while the consumers finish the one before (TMA-loaded 16-bit
+  /// or TF32 operands, no split-K).
   WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
                int64_t producers, TiledOperand a, TiledOperand bOperand,
-               bool readA, bool readB, int64_t stagingSlots, int64_t splits)
+               bool readA, bool readB, int64_t stagingSlots, int64_t splits,
+               int64_t persistentTiles = 0)
       : KernelBuilder(rewriter, bm.loc()), bm(bm), stages(stages),
         a(std::move(a)), bOp(std::move(bOperand)), readA(readA), readB(readB),
         stagingSlots(stagingSlots), splits(splits),
+        persistentTiles(persistentTiles),
         l(computeLayout(bm, stages, producers,
                         stagingSlots * slotBytes(bm, stages, readA, readB),
-                        splits)) {
+                        splits, persistentTiles > 0)) {
     assert((splits == 1 || (!readA && !readB)) &&
            "split-K reads its operands with TMA");
+    assert((persistentTiles == 0 ||
+            (!readA && !readB && splits == 1 && l.parts == 1)) &&
+           "a persistent block reads its operands with TMA, unsplit");
   }
 
   /// Bytes of one staging slot: both granules of each 16-byte chunk of the
@@ -181,9 +197,32 @@ public:
   /// at the current insertion point; returns the consumers' K loop.
   scf::ForOp emit();
 
+  /// Persistent: the producer's and the consumers' tile loops (their
+  /// induction variable is the tile's linear index in the former grid).
+  SmallVector<scf::ForOp, 2> tileLoops;
+
 private:
   /// Elements of one K step.
   int64_t tileK() const { return stepK(bm); }
+  /// The parity of round `round` of the ring (K steps `stages * round` ..)
+  /// of the current tile: a persistent block's tiles each take a whole
+  /// number of rounds, and `tilePhase` is the parity of the rounds of the
+  /// tiles it walked before.
+  Value roundParity(Value round) {
+    return parity(tilePhase ? add(round, tilePhase) : round);
+  }
+  /// The ring steps of one tile: its K steps, and for a persistent block as
+  /// many empty ones after them as complete the last round (so that each
+  /// tile's K step kt is in stage kt % stages, as in a block of one tile,
+  /// and the stages' bookkeeping stays the same constants).
+  int64_t ringSteps() const {
+    int64_t steps = llvm::divideCeil(bm.k, tileK());
+    return persistentTiles ? llvm::alignTo(steps, stages) : steps;
+  }
+  /// Persistent: emits a loop over the block's tiles (tile block, block +
+  /// grid, ...) with `body` inside it, where tilePhase is the tile's;
+  /// records it in tileLoops.
+  void emitTileLoop(function_ref<void()> body);
   /// 3xTF32: the producer warpgroup splits the f32 tiles into high and low
   /// TF32 parts, and the consumers wait for that ("ready").
   bool splitsF32() const { return l.parts == 2; }
@@ -238,7 +277,9 @@ private:
     llvm::append_range(c, llvm::reverse(batch));
     return c;
   }
-  void emitProducer(Value m0, Value n0, Value tidX, Value producer);
+  /// Emits the producer; returns its K loop when it is the one-thread TMA
+  /// producer's (null for the others).
+  scf::ForOp emitProducer(Value m0, Value n0, Value tidX, Value producer);
   /// A chunk loaded as its two granules, to be realigned and stored at
   /// `index` of `ring` (a stage of one operand).
   struct PendingChunk {
@@ -268,6 +309,14 @@ private:
   /// stage, when it is reused, and issues the TMA loads of the operands TMA
   /// reads.
   StepBuffers beginProducerStep(Value kt, Value m0, Value n0, Value tidX);
+  /// Waits until the consumers released the ring stage of the tile's ring
+  /// step `kt` (when it held an earlier step: a round of a persistent
+  /// block's tile, or of an earlier tile, precedes it).
+  void waitForEmpty(Value kt);
+  /// Persistent: the tile's empty ring steps after its K steps, in the
+  /// producer (waits for each stage, completes its full barrier with no
+  /// load) or the consumers (wait for it to complete, release it).
+  void emitEmptySteps(bool producer);
   void emitStagedProducer(Value m0, Value n0, Value tidX);
   /// The TMA loads of K step `k0`'s operands that TMA reads into ring
   /// `stage` (at `aBytes`, `bBytes`), with the transaction count: by one
@@ -282,12 +331,21 @@ private:
   /// high part (wgmma reads it as TF32, dropping the low bits).
   void splitTiles(ArrayRef<std::pair<Value, int64_t>> parts, Value tidX);
   scf::ForOp emitConsumers(Value consumer);
+  /// Waits for the tile's K step `kt` and issues its wgmma group onto `acc`
+  /// (or, with a null `acc`, starts the accumulator of type `accType`
+  /// with it: emitFirstMma). Returns the accumulator.
+  Value emitStep(Value kt, Value acc, Value consumer, Type accType);
+  /// The 16-bit paths' first K step of a tile, starting the accumulator
+  /// (its first instruction with scale-d = 0) rather than adding to one.
+  Value emitFirstMma(Type accType, Value aRows, Value bBytes);
   /// One K step's wgmma on f32 tiles, as TF32: an m64nNk8 instruction per
   /// 8-column slice and product (3xTF32: lo x hi, hi x lo, hi x hi), one
   /// wgmma group for the step. 3xTF32 waits for the group, releases the
   /// step's stage and adds the step's partial to the running total in FP32.
-  /// Returns the accumulator.
-  Value emitTf32Mma(Value acc, Value consumer, Value stage, Value aBytes,
+  /// Returns the accumulator (of type `accType`; a null `acc` starts it:
+  /// the step's first instruction has scale-d = 0).
+  Value emitTf32Mma(Value acc, Type accType, Value consumer, Value stage,
+                    Value aBytes,
                     Value bBytes);
   /// One K step's wgmma with B K-major ([n, k] in the ring, as A): one
   /// nvgpu.warpgroup.mma per k16 slice, since the op's lowering advances
@@ -311,6 +369,9 @@ private:
   struct Pair {
     Value value, row, col;
   };
+  /// Persistent: warpgroup `consumer` stores its rows' pairs through its
+  /// own 64-column staging buffer after the ring.
+  void emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer, Value tidX);
   /// Split-K: stages this block's partial accumulator, waits for the
   /// cluster's, and returns this block's share of the tile (its columns
   /// from `colOrigin`, `cols` of them) summed over the cluster's blocks, in
@@ -325,7 +386,11 @@ private:
   bool readA, readB;
   int64_t stagingSlots;
   int64_t splits;
+  int64_t persistentTiles;
   wgmma::Layout l;
+  /// Persistent: the parity of the ring rounds before the current tile's
+  /// (0 or 1, the tile loop's iteration argument); null otherwise.
+  Value tilePhase;
   Value tid, raw, alignPad, full, empty;
   /// 3xTF32: a stage's tiles are split (one arrival per producer thread).
   Value ready;
@@ -579,23 +644,48 @@ WgmmaEmitter::StepBuffers
 WgmmaEmitter::beginProducerStep(Value kt, Value m0, Value n0, Value tidX) {
   // The ring's stages and phases count the block's own steps; the loads
   // read the matmul's K step kBegin + kt.
-  Value stage = rem(kt, stages), round = div(kt, stages);
-  // Reusing a buffer: wait until every consumer released its previous
-  // contents (the round before this one completed the empty barrier).
-  Value reuse = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
-                                      cst(stages));
-  auto ifReuse = scf::IfOp::create(b, loc, reuse, /*withElse=*/false);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(ifReuse.thenBlock());
-    nvgpu::MBarrierTryWaitParityOp::create(
-        b, loc, empty, parity(addC(round, 1)), cst(kTryWaitTicks), stage);
-  }
+  Value stage = rem(kt, stages);
+  waitForEmpty(kt);
   Value k = splits > 1 ? add(kBegin, kt) : kt;
   StepBuffers step{stage, mul(k, tileK()), mul(stage, l.aStageBytes),
                    addC(mul(stage, l.bStageBytes), stages * l.aStageBytes)};
   emitTmaLoads(step.stage, step.k0, m0, n0, step.aBytes, step.bBytes, tidX);
   return step;
+}
+
+void WgmmaEmitter::waitForEmpty(Value kt) {
+  Value stage = rem(kt, stages), round = div(kt, stages);
+  // The previous round's phase; a persistent block also waits in its first
+  // round, for the previous phase of a fresh barrier, which has completed.
+  auto wait = [&] {
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty,
+                                           roundParity(addC(round, 1)),
+                                           cst(kTryWaitTicks), stage);
+  };
+  if (tilePhase)
+    return wait();
+  Value reuse = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
+                                      cst(stages));
+  auto ifReuse = scf::IfOp::create(b, loc, reuse, /*withElse=*/false);
+  OpBuilder::InsertionGuard inner(b);
+  b.setInsertionPointToStart(ifReuse.thenBlock());
+  wait();
+}
+
+void WgmmaEmitter::emitEmptySteps(bool producer) {
+  int64_t steps = llvm::divideCeil(bm.k, tileK());
+  for (int64_t kt = steps; kt < ringSteps(); ++kt) {
+    Value stage = cst(kt % stages);
+    if (producer) {
+      waitForEmpty(cst(kt));
+      nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
+      continue;
+    }
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, full,
+                                           roundParity(cst(kt / stages)),
+                                           cst(kTryWaitTicks), stage);
+    nvgpu::MBarrierArriveOp::create(b, loc, empty, stage);
+  }
 }
 
 void WgmmaEmitter::storeRealigned(ArrayRef<PendingChunk> chunks) {
@@ -613,12 +703,16 @@ Value WgmmaEmitter::swizzledIndex(Value row, Value col, int64_t rows) {
   return add(add(mul(box, rows * kBoxN), mul(row, kBoxN)), mul(chunk, kChunk));
 }
 
-void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
-                                Value producer) {
-  if (stagingSlots > 0)
-    return emitStagedProducer(m0, n0, tidX);
-  if (splitsF32())
-    return emitSplittingProducer(m0, n0, tidX);
+scf::ForOp WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
+                                      Value producer) {
+  if (stagingSlots > 0) {
+    emitStagedProducer(m0, n0, tidX);
+    return nullptr;
+  }
+  if (splitsF32()) {
+    emitSplittingProducer(m0, n0, tidX);
+    return nullptr;
+  }
   Value flatA = readA ? flatView(a.source) : Value();
   Value flatB = readB ? flatView(bOp.source) : Value();
   // Producer p takes K steps p, p + producers, ...: each waits for its
@@ -629,7 +723,7 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
   Value kt = loop.getInductionVar();
   auto [stage, k0, aBytes, bBytes] = beginProducerStep(kt, m0, n0, tidX);
   if (!readA && !readB)
-    return;
+    return loop;
   // Operands TMA cannot read: every producer thread fills its chunks, makes
   // its (generic-proxy) stores visible to wgmma's async proxy, and arrives.
   // One sequence of load groups over both operands' chunks.
@@ -643,57 +737,25 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
   flushChunks(pending);
   fenceAsyncShared();
   nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
+  return nullptr;
 }
 
 scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
-  MLIRContext *ctx = b.getContext();
   auto accType = nvgpu::WarpgroupAccumulatorType::get(
-      ctx, VectorType::get({kWgmmaM, bm.n}, b.getF32Type()));
-  auto descTypeA = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, sharedType({kWgmmaM, tileK()}, bm.inType));
-  auto descTypeB = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, sharedType({tileK(), bm.n}, bm.inType));
-  Value init = nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType);
-  Value ticks = cst(kTryWaitTicks);
+      b.getContext(), VectorType::get({kWgmmaM, bm.n}, b.getF32Type()));
+  // A persistent block's tile starts its accumulator with its first K
+  // step's first instruction (scale-d = 0), peeled off the loop: zeroed
+  // registers would make ptxas fence them (warpgroup.arrive) inside the
+  // tile loop and serialize every wgmma (C7520; measured on an H200).
+  bool peel = tilePhase && !splitsF32();
+  Value init = peel ? emitStep(cst(0), Value(), consumer, accType)
+                    : nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc,
+                                                                   accType)
+                          .getResult();
   auto loop = scf::ForOp::create(
-      b, loc, cst(0), kSteps, cst(1), ValueRange{init},
+      b, loc, cst(peel ? 1 : 0), kSteps, cst(1), ValueRange{init},
       [&](OpBuilder &, Location, Value kt, ValueRange iterArgs) {
-        Value stage = rem(kt, stages);
-        nvgpu::MBarrierTryWaitParityOp::create(
-            b, loc, splitsF32() ? ready : full, parity(div(kt, stages)), ticks,
-            stage);
-        Value aBytes = mul(stage, l.aStageBytes);
-        // This warpgroup's rows of the A tile (the 16-bit paths' operand;
-        // the f32 path takes its slices itself).
-        Value aRows;
-        if (!bm.inType.isF32()) {
-          Value aStage = view(aBytes, sharedType({bm.m, tileK()}, bm.inType));
-          aRows = memref::SubViewOp::create(
-              b, loc, aStage,
-              ArrayRef<OpFoldResult>{mul(consumer, kWgmmaM),
-                                     b.getIndexAttr(0)},
-              ArrayRef<OpFoldResult>{b.getIndexAttr(kWgmmaM),
-                                     b.getIndexAttr(tileK())},
-              ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-        }
-        Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
-        Value next;
-        if (bm.inType.isF32()) {
-          next = emitTf32Mma(iterArgs[0], consumer, stage, aBytes, bBytes);
-        } else if (!bm.bKMajor()) {
-          Value bStage = view(bBytes, sharedType({tileK(), bm.n}, bm.inType));
-          Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(
-              b, loc, descTypeA, aRows, wgmmaDescA);
-          Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(
-              b, loc, descTypeB, bStage, wgmmaDescB);
-          // waitGroup = 1: this k step's wgmma group stays in flight while
-          // the previous one is waited for; its buffer is then released.
-          next = nvgpu::WarpgroupMmaOp::create(
-              b, loc, accType, dA, dB, b.getI64IntegerAttr(1), UnitAttr(),
-              b.getUnitAttr(), iterArgs[0]);
-        } else {
-          next = emitKMajorMma(accType, aRows, bBytes, iterArgs[0]);
-        }
+        Value next = emitStep(kt, iterArgs[0], consumer, accType);
         // 3xTF32 released this step's stage (emitTf32Mma); otherwise one
         // group stays in flight, and the previous step's stage is free.
         if (splitsF32()) {
@@ -715,6 +777,106 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
       });
   loop->setAttr(kMainLoopAttr, b.getUnitAttr());
   return loop;
+}
+
+Value WgmmaEmitter::emitStep(Value kt, Value acc, Value consumer,
+                             Type accType) {
+  MLIRContext *ctx = b.getContext();
+  Value stage = rem(kt, stages);
+  nvgpu::MBarrierTryWaitParityOp::create(
+      b, loc, splitsF32() ? ready : full, roundParity(div(kt, stages)),
+      cst(kTryWaitTicks), stage);
+  Value aBytes = mul(stage, l.aStageBytes);
+  Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
+  if (bm.inType.isF32())
+    return emitTf32Mma(acc, accType, consumer, stage, aBytes, bBytes);
+  // This warpgroup's rows of the A tile.
+  Value aStage = view(aBytes, sharedType({bm.m, tileK()}, bm.inType));
+  Value aRows = memref::SubViewOp::create(
+      b, loc, aStage,
+      ArrayRef<OpFoldResult>{mul(consumer, kWgmmaM), b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(kWgmmaM),
+                             b.getIndexAttr(tileK())},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  if (!acc)
+    return emitFirstMma(accType, aRows, bBytes);
+  if (bm.bKMajor())
+    return emitKMajorMma(accType, aRows, bBytes, acc);
+  auto descTypeA = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, sharedType({kWgmmaM, tileK()}, bm.inType));
+  auto descTypeB = nvgpu::WarpgroupMatrixDescriptorType::get(
+      ctx, sharedType({tileK(), bm.n}, bm.inType));
+  Value bStage = view(bBytes, sharedType({tileK(), bm.n}, bm.inType));
+  Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descTypeA,
+                                                          aRows, wgmmaDescA);
+  Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descTypeB,
+                                                          bStage, wgmmaDescB);
+  // waitGroup = 1: this k step's wgmma group stays in flight while the
+  // previous one is waited for; its buffer is then released.
+  return nvgpu::WarpgroupMmaOp::create(b, loc, accType, dA, dB,
+                                       b.getI64IntegerAttr(1), UnitAttr(),
+                                       b.getUnitAttr(), acc);
+}
+
+Value WgmmaEmitter::emitFirstMma(Type accType, Value aRows, Value bBytes) {
+  // nvgpu.warpgroup.mma always accumulates (scale-d = 1), so this step is
+  // issued at the NVVM level, as its lowering would: one fence, an
+  // m64nNk16 instruction per 16-deep slice with descriptors advanced as it
+  // advances them (A and a K-major B: 32 bytes into each 128-byte swizzled
+  // row; an MN-major B: 16 of its 128-byte rows), one commit and a wait
+  // that leaves the group in flight.
+  MLIRContext *ctx = b.getContext();
+  constexpr int64_t kSliceK = 16;
+  auto descriptor = [&](Value memref, ArrayRef<int64_t> shape,
+                        Value map) -> Value {
+    auto type = nvgpu::WarpgroupMatrixDescriptorType::get(
+        ctx, sharedType(shape, bm.inType));
+    Value desc =
+        nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, type, memref, map);
+    return UnrealizedConversionCastOp::create(b, loc, b.getI64Type(), desc)
+        .getResult(0);
+  };
+  auto advance = [&](Value desc, int64_t bytes) -> Value {
+    return bytes == 0 ? desc
+                      : LLVM::AddOp::create(
+                            b, loc, desc,
+                            LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                                     bytes >> 4));
+  };
+  Value dA = descriptor(aRows, {kWgmmaM, tileK()}, wgmmaDescA);
+  Value dB = bm.bKMajor()
+                 ? descriptor(view(bBytes, sharedType({bm.n, tileK()},
+                                                      bm.inType)),
+                              {tileK(), bm.n}, wgmmaDescB)
+                 : descriptor(view(bBytes, sharedType({tileK(), bm.n},
+                                                      bm.inType)),
+                              {tileK(), bm.n}, wgmmaDescB);
+  int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
+  int64_t bSliceBytes =
+      bm.bKMajor() ? kSliceK * inBytes : kSliceK * wgmma::kRowBytes;
+  auto type = [&](NVVM::WGMMATypes t) {
+    return NVVM::WGMMATypesAttr::get(ctx, t);
+  };
+  NVVM::WGMMATypes in =
+      bm.inType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  Value fragment = LLVM::PoisonOp::create(b, loc, fragmentType());
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t s = 0; s < tileK() / kSliceK; ++s)
+    fragment = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, fragmentType(), fragment,
+        advance(dA, s * kSliceK * inBytes), advance(dB, s * bSliceBytes),
+        NVVM::MMAShapeAttr::get(ctx, kWgmmaM, bm.n, kSliceK), type(in),
+        type(in), type(NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, s == 0 ? NVVM::WGMMAScaleOut::zero
+                                                 : NVVM::WGMMAScaleOut::one),
+        one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, bm.bKMajor() ? NVVM::MMALayout::col
+                                                   : NVVM::MMALayout::row),
+        NVVM::MMAIntOverflowAttr());
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+  return withFragment(fragment, accType);
 }
 
 Value WgmmaEmitter::emitKMajorMma(Type accType, Value aRows, Value bBytes,
@@ -753,7 +915,8 @@ Value WgmmaEmitter::emitKMajorMma(Type accType, Value aRows, Value bBytes,
   return acc;
 }
 
-Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value stage,
+Value WgmmaEmitter::emitTf32Mma(Value acc, Type accType, Value consumer,
+                                Value stage,
                                 Value aBytes, Value bBytes) {
   // wgmma multiplies f32 tiles as TF32 with its k8 instruction, which reads
   // both operands K-major: slice s of 8 columns starts 32 bytes into each
@@ -799,10 +962,12 @@ Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value stage,
   // This warpgroup's first row of the A tile.
   Value firstRow = mul(consumer, kWgmmaM);
   LLVM::LLVMStructType inner = fragmentType();
-  Value total = accumulatorFragment(acc);
-  // The first instruction of a partial ignores its input (scale-d = 0).
+  Value total = acc ? accumulatorFragment(acc)
+                    : LLVM::PoisonOp::create(b, loc, inner).getResult();
+  // The first instruction of a partial, or of a new accumulator, ignores
+  // its input (scale-d = 0).
   Value fragment = splitsF32() ? LLVM::PoisonOp::create(b, loc, inner) : total;
-  bool first = splitsF32();
+  bool first = splitsF32() || !acc;
   auto type = [&](NVVM::WGMMATypes t) {
     return NVVM::WGMMATypesAttr::get(ctx, t);
   };
@@ -847,7 +1012,7 @@ Value WgmmaEmitter::emitTf32Mma(Value acc, Value consumer, Value stage,
     }
     fragment = total;
   }
-  return withFragment(fragment, acc.getType());
+  return withFragment(fragment, accType);
 }
 
 void WgmmaEmitter::splitTiles(ArrayRef<std::pair<Value, int64_t>> parts,
@@ -963,6 +1128,14 @@ SmallVector<Value> WgmmaEmitter::accumulatorElements(Value acc) {
 
 void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  // Persistent: the tile's last stage is released as soon as its wgmma
+  // completed, and its empty ring steps are passed, so that the producer
+  // fills the ring with the next tile's loads while the epilogue runs.
+  if (tilePhase) {
+    nvgpu::MBarrierArriveOp::create(
+        b, loc, empty, rem(sub(kSteps, cst(1)), stages));
+    emitEmptySteps(/*producer=*/false);
+  }
   // The epilogue runs on the accumulator registers. wgmma's fragment
   // layout (m64nNk16, f32): lane l of warp w holds rows 16w + l / 4 and
   // 16w + l / 4 + 8 of the warpgroup's 64, columns 8j + 2 (l % 4) + {0, 1}
@@ -1005,6 +1178,10 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
         Value row = addC(laneRow, 8 * h), col = addC(laneCol, 8 * j);
         pairs.push_back({applyEpilogue(b, loc, bm, pair, row, col), row, col});
       }
+    // Persistent: the ring is the next tile's; each warpgroup stages its
+    // own rows in a buffer after it.
+    if (tilePhase)
+      return emitSubtiledStores(pairs, consumer, tidX);
     fenceAsyncShared();
     consumerBarrier();
   } else {
@@ -1013,7 +1190,8 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
     pairs = reduceSplits(elements, consumer, tidX, laneRow, laneCol, colOrigin,
                          cols);
   }
-  Value staged = view(cst(0), sharedType({bm.m, bm.n + kStagePad}, bm.outType));
+  Value staged = view(cst(l.stagedOffset),
+                      sharedType({bm.m, bm.n + kStagePad}, bm.outType));
   for (const Pair &p : pairs)
     vector::StoreOp::create(b, loc, p.value, staged, ValueRange{p.row, p.col});
   consumerBarrier();
@@ -1038,6 +1216,58 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
                                                   ValueRange{row, col});
                  storeValid(v, bm.out, ValueRange{row, col}, valid);
                });
+}
+
+void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
+                                      Value tidX) {
+  // Warpgroup c stages its 64 rows of the tile 64 columns at a time in its
+  // own buffer after the ring (rows padded as above), synchronizing only
+  // its own 128 threads (named barrier 2 + c): stage, barrier, copy out in
+  // 16-byte chunks (the valid part), barrier. The ring stays the
+  // producer's, which fills it with the next tile's stages meanwhile, and
+  // the buffers take BM / 64 x 64 x 72 elements instead of BM x (BN + 8):
+  // a 128x256 tile keeps 4 stages.
+  int64_t subCols = wgmma::kSubtileCols;
+  Value buffer =
+      view(add(cst(l.stagedOffset), mul(consumer, l.subtileBytes)),
+           sharedType({kWgmmaM, subCols + kStagePad}, bm.outType));
+  Value barrierId = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(), addC(consumer, kConsumerBarrier + 1));
+  Value barrierCount =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpgroupThreads);
+  auto warpgroupBarrier = [&] {
+    NVVM::BarrierOp::create(b, loc, Type(), barrierId, barrierCount, {},
+                            Value());
+  };
+  int64_t elems = alignedChunk(cast<MemRefType>(bm.out.getType()),
+                               128 / bm.outType.getIntOrFloatBitWidth());
+  auto vecType = VectorType::get({elems}, bm.outType);
+  Value rowOrigin = mul(consumer, kWgmmaM);
+  // forEachChunk compares unsigned: no valid row or column is 0.
+  auto left = [&](int64_t d, Value origin) -> Value {
+    return arith::MaxSIOp::create(b, loc, sub(dim(bm.out, d), origin), cst(0));
+  };
+  Value validRows = left(0, rowOrigin);
+  // Pairs come in 8-column groups j, two rows each (pairs[2 * j + h]).
+  int64_t pairsPerSubtile = 2 * subCols / 8;
+  for (int64_t q = 0; q < bm.n / subCols; ++q) {
+    for (const Pair &p : pairs.slice(q * pairsPerSubtile, pairsPerSubtile))
+      vector::StoreOp::create(
+          b, loc, p.value, buffer,
+          ValueRange{sub(p.row, rowOrigin), addC(p.col, -q * subCols)});
+    warpgroupBarrier();
+    Value colOrigin = cst(q * subCols);
+    forEachChunk(tidX, kWgmmaM, subCols, elems, kWarpgroupThreads, validRows,
+                 left(1, colOrigin), [&](Value row, Value col, Value valid) {
+                   Value v = vector::LoadOp::create(b, loc, vecType, buffer,
+                                                    ValueRange{row, col});
+                   storeValid(v, bm.out,
+                              ValueRange{add(rowOrigin, row),
+                                         add(colOrigin, col)},
+                              valid);
+                 });
+    warpgroupBarrier();
+  }
 }
 
 SmallVector<WgmmaEmitter::Pair>
@@ -1239,9 +1469,25 @@ scf::ForOp WgmmaEmitter::emit() {
                                           /*withElse=*/false);
         b.setInsertionPointToStart(ifLeader.thenBlock());
       }
-      emitProducer(m0, n0, tidX,
-                   l.producers == 1 ? cst(0)
-                                    : sub(warpgroup, cst(l.consumers)));
+      auto produce = [&] {
+        scf::ForOp loop =
+            emitProducer(m0, n0, tidX,
+                         l.producers == 1 ? cst(0)
+                                          : sub(warpgroup, cst(l.consumers)));
+        if (!persistentTiles)
+          return;
+        // A round of the ring at a time, so that each step's stage (its
+        // barriers and buffers) is a constant, as when the compiler
+        // unrolls the loop of a block of one tile (persistent, the
+        // round's parity is not, and it did not).
+        if (loop && ringSteps() >= stages)
+          (void)loopUnrollByFactor(loop, stages);
+        emitEmptySteps(/*producer=*/true);
+      };
+      if (persistentTiles)
+        emitTileLoop(produce);
+      else
+        produce();
     }
     // Split-K: the producers take part in the consumers' two cluster
     // barriers (the partials staged, then read).
@@ -1250,10 +1496,200 @@ scf::ForOp WgmmaEmitter::emit() {
       clusterSync();
     }
     b.setInsertionPointToStart(ifProducer.elseBlock());
-    loop = emitConsumers(warpgroup);
-    emitEpilogue(loop.getResult(0), warpgroup, tidX);
+    auto consume = [&] {
+      loop = emitConsumers(warpgroup);
+      emitEpilogue(loop.getResult(0), warpgroup, tidX);
+    };
+    if (persistentTiles)
+      emitTileLoop(consume);
+    else
+      consume();
   }
   return loop;
+}
+
+void WgmmaEmitter::emitTileLoop(function_ref<void()> body) {
+  // Tile t of the former grid, linearized as CUDA orders blocks (x fastest):
+  // the blocks resident at once take consecutive tiles, as a wave of the
+  // former launch did, so its block order (group_m) keeps its L2 reuse.
+  Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value count = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  auto loop = scf::ForOp::create(b, loc, first, cst(persistentTiles), count,
+                                 ValueRange{cst(0)});
+  loop->setAttr(kPersistentTilesAttr, b.getI64IntegerAttr(persistentTiles));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  tilePhase = loop.getRegionIterArgs().front();
+  body();
+  // A tile takes ringSteps() / stages rounds of the ring.
+  Value next = tilePhase;
+  if ((ringSteps() / stages) % 2)
+    next = sub(cst(1), tilePhase);
+  scf::YieldOp::create(b, loc, next);
+  tilePhase = Value();
+  tileLoops.push_back(loop);
+}
+
+/// The values of `launch`'s body that name its block: the launch's block
+/// ids and grid sizes, and the gpu.block_id and gpu.grid_dim ops in it.
+static SmallVector<Value> blockIndexValues(gpu::LaunchOp launch) {
+  gpu::KernelDim3 ids = launch.getBlockIds(), grid = launch.getGridSize();
+  SmallVector<Value> values{ids.x, ids.y, ids.z, grid.x, grid.y, grid.z};
+  launch.getBody().walk([&](Operation *op) {
+    if (isa<gpu::BlockIdOp, gpu::GridDimOp>(op))
+      values.push_back(op->getResult(0));
+  });
+  return values;
+}
+
+/// The first computation of `launch`'s body that depends on the block's
+/// index and that a persistent block could not recompute for each of its
+/// tiles (one with memory effects or regions), leaving out the ops in
+/// `replaced` (the block matmul's, which the rewrite replaces); null when
+/// there is none.
+static Operation *findUnrecomputable(gpu::LaunchOp launch,
+                                     const DenseSet<Operation *> &replaced) {
+  SmallVector<Value> worklist = blockIndexValues(launch);
+  DenseSet<Operation *> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (replaced.contains(user) || !seen.insert(user).second)
+        continue;
+      if (!isMemoryEffectFree(user) || user->getNumRegions() > 0)
+        return user;
+      llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return nullptr;
+}
+
+/// Makes `launch` persistent once its tile loops (`loops`, over the tiles of
+/// its `grid`, linearized) are emitted: inside each loop, the computations
+/// of the body that depend on the block's index (its tile's offsets and
+/// views, `indexValues` naming the block) are recomputed from the loop's
+/// tile, the originals are erased, and the launch gets one block per tile
+/// along x, which a runtime may launch fewer of (each walks tiles block,
+/// block + grid, ...). Fails, with an error, if the block's index is still
+/// read outside the loops.
+static LogicalResult makePersistent(RewriterBase &rewriter,
+                                    gpu::LaunchOp launch,
+                                    ArrayRef<scf::ForOp> loops,
+                                    ArrayRef<Value> indexValues,
+                                    std::array<int64_t, 3> grid) {
+  Location loc = launch.getLoc();
+  gpu::KernelDim3 ids = launch.getBlockIds(), sizes = launch.getGridSize();
+  for (scf::ForOp loop : loops) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(loop.getBody());
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    // Tile t's block index in the former grid, x fastest.
+    Value t = loop.getInductionVar();
+    Value block[3] = {
+        arith::RemUIOp::create(rewriter, loc, t, cst(grid[0])),
+        arith::RemUIOp::create(
+            rewriter, loc, arith::DivUIOp::create(rewriter, loc, t, cst(grid[0])),
+            cst(grid[1])),
+        arith::DivUIOp::create(rewriter, loc, t, cst(grid[0] * grid[1]))};
+    IRMapping map;
+    auto dimIndex = [](gpu::Dimension d) { return static_cast<int>(d); };
+    for (Value v : indexValues) {
+      int d;
+      bool isId;
+      if (auto id = v.getDefiningOp<gpu::BlockIdOp>())
+        d = dimIndex(id.getDimension()), isId = true;
+      else if (auto size = v.getDefiningOp<gpu::GridDimOp>())
+        d = dimIndex(size.getDimension()), isId = false;
+      else if (v == ids.x || v == ids.y || v == ids.z)
+        d = v == ids.x ? 0 : v == ids.y ? 1 : 2, isId = true;
+      else
+        d = v == sizes.x ? 0 : v == sizes.y ? 1 : 2, isId = false;
+      map.map(v, isId ? block[d] : cst(grid[d]));
+    }
+    // Values of the body that do not depend on the block's index.
+    DenseSet<Value> independent;
+    std::function<FailureOr<Value>(Value)> recompute =
+        [&](Value v) -> FailureOr<Value> {
+      if (Value mapped = map.lookupOrNull(v))
+        return mapped;
+      Operation *def = v.getDefiningOp();
+      if (independent.contains(v) || !def || !launch->isProperAncestor(def))
+        return v;
+      bool depends = false;
+      for (Value operand : def->getOperands()) {
+        FailureOr<Value> r = recompute(operand);
+        if (failed(r))
+          return failure();
+        depends |= *r != operand;
+      }
+      if (!depends) {
+        independent.insert(v);
+        return v;
+      }
+      if (!isMemoryEffectFree(def) || def->getNumRegions() > 0)
+        return failure();
+      rewriter.clone(*def, map);
+      return map.lookup(v);
+    };
+    SmallVector<OpOperand *> uses;
+    loop.getBody()->walk([&](Operation *op) {
+      for (OpOperand &use : op->getOpOperands())
+        if (!loop->isAncestor(use.get().getParentRegion()->getParentOp()))
+          uses.push_back(&use);
+    });
+    for (OpOperand *use : uses) {
+      FailureOr<Value> r = recompute(use->get());
+      if (failed(r))
+        return launch.emitError()
+               << "persistent: a computation of the block's tile cannot be "
+                  "recomputed for each tile";
+      if (*r != use->get())
+        rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(*r); });
+    }
+  }
+  // What depended on the block's index outside the loops is now unused
+  // (the tile views the replaced ops read, the recomputed originals):
+  // erased, users first.
+  llvm::SetVector<Operation *> dependent;
+  SmallVector<Value> worklist(indexValues);
+  while (!worklist.empty())
+    for (Operation *user : worklist.pop_back_val().getUsers())
+      if (!loops.front()->isAncestor(user) && !loops.back()->isAncestor(user) &&
+          dependent.insert(user))
+        llvm::append_range(worklist, user->getResults());
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (Operation *op : llvm::reverse(dependent))
+      if (op->use_empty() && isMemoryEffectFree(op)) {
+        dependent.remove(op);
+        rewriter.eraseOp(op);
+        erased = true;
+        break;
+      }
+  }
+  for (Value v : indexValues) {
+    Operation *def = v.getDefiningOp();
+    if (def && def->use_empty()) {
+      rewriter.eraseOp(def);
+      continue;
+    }
+    if (!v.use_empty())
+      return launch.emitError() << "persistent: the block's index is still "
+                                   "read outside its tile loops";
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(launch);
+  Value tiles =
+      arith::ConstantIndexOp::create(rewriter, loc, grid[0] * grid[1] * grid[2]);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  rewriter.modifyOpInPlace(launch, [&] {
+    launch.getGridSizeXMutable().assign(tiles);
+    launch.getGridSizeYMutable().assign(one);
+    launch.getGridSizeZMutable().assign(one);
+  });
+  return success();
 }
 
 /// Relaunches `launch` in clusters of `splits` blocks along z: the grid's z
@@ -1345,6 +1781,15 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
              << "expected each param to hold exactly one integer";
     splits = *given;
   }
+  int64_t persistent = 0;
+  if (getPersistent()) {
+    FailureOr<int64_t> given =
+        tessel::getSingleIntParam(state, getPersistent());
+    if (failed(given))
+      return emitDefiniteFailure()
+             << "expected each param to hold exactly one integer";
+    persistent = *given;
+  }
   auto transformOp = cast<transform::TransformOpInterface>(getOperation());
 
   SmallVector<Operation *> loops;
@@ -1377,6 +1822,55 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     if (splits > steps)
       return fail("split_k = " + Twine(splits) + " exceeds the " +
                   Twine(steps) + " K steps of " + Twine(stepK(bm)));
+    // Persistent: one block per SM (or as many as fit) walks the tiles, its
+    // producer loading the next tile while the consumers finish one.
+    std::array<int64_t, 3> grid = {1, 1, 1};
+    if (persistent != 0 && persistent != 1)
+      return fail("persistent = " + Twine(persistent) + " must be 0 or 1");
+    if (persistent) {
+      if (splits > 1)
+        return fail("persistent = 1 with split_k = " + Twine(splits) +
+                    ": a persistent kernel does not split K across a "
+                    "cluster (use one of them)");
+      if (wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8,
+                              bm.allowTf32) > 1)
+        return fail("persistent = 1 does not serve f32 inputs at FP32 "
+                    "accuracy (3xTF32: the producer splits each tile); use "
+                    "persistent = 0, or tessel.allow_tf32");
+      if (bm.launch.hasClusterSize())
+        return fail("persistent = 1 needs a gpu.launch without clusters");
+      gpu::KernelDim3 sizes = bm.launch.getGridSizeOperandValues();
+      int64_t tiles = 1;
+      for (auto [d, size] :
+           llvm::enumerate(std::array<Value, 3>{sizes.x, sizes.y, sizes.z})) {
+        std::optional<int64_t> c = getConstantIntValue(size);
+        if (!c || *c < 1)
+          return fail("persistent = 1 needs a gpu.launch with a constant "
+                      "grid");
+        grid[d] = *c;
+        tiles *= *c;
+        if (tiles > INT32_MAX)
+          return fail("persistent = 1: the launch's " + Twine(tiles) +
+                      "+ blocks exceed one grid dimension");
+      }
+      DenseSet<Operation *> replaced{bm.op(), bm.fill};
+      if (bm.epilogue)
+        replaced.insert(bm.epilogue);
+      if (Operation *alloc = bm.acc.getDefiningOp()) {
+        replaced.insert(alloc);
+        for (Operation *user : alloc->getUsers())
+          if (isa<memref::DeallocOp>(user))
+            replaced.insert(user);
+      }
+      if (Operation *op = findUnrecomputable(bm.launch, replaced)) {
+        DiagnosedSilenceableFailure diag = fail(
+            "persistent = 1 needs the block's other computations that "
+            "depend on its index to be free of side effects, so that each "
+            "tile recomputes them");
+        diag.attachNote(op->getLoc()) << "this one is not";
+        return diag;
+      }
+    }
     if (splits > 1) {
       if (bm.launch.hasClusterSize())
         return fail("split_k needs a gpu.launch without clusters");
@@ -1395,7 +1889,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // tiles (no transpose, unlike 16-bit types): B stored [k, n] is copied
     // transposed first (docs/f32.md).
     bool transposeB = bm.inType.isF32() && !bm.bKMajor();
-    if (std::string why = checkConfig(bm, *stages, 1, 0, splits); !why.empty())
+    if (std::string why = checkConfig(bm, *stages, 1, 0, splits, persistent);
+        !why.empty())
       return fail(why);
     if (128 % bm.outType.getIntOrFloatBitWidth() != 0)
       return fail("the output type does not fill 16-byte stores");
@@ -1465,9 +1960,11 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       readable[i] = type.getStridesAndOffset().second != ShapedType::kDynamic &&
                     operand->batchRank() == 0 && !bm.inType.isF32();
     }
-    // Split-K loads its operands with TMA: misaligned rows are copied.
-    bool mayRead[2] = {misaligned[0] && readable[0] && splits == 1,
-                       misaligned[1] && readable[1] && splits == 1};
+    // Split-K and persistent blocks load their operands with TMA:
+    // misaligned rows are copied.
+    bool tmaOnly = splits > 1 || persistent;
+    bool mayRead[2] = {misaligned[0] && readable[0] && !tmaOnly,
+                       misaligned[1] && readable[1] && !tmaOnly};
     // With more K steps than producers, one producer warpgroup copies the
     // granules asynchronously (cp.async) into staging slots, as many as
     // shared memory holds (2 to kMaxStagingSlots), which keeps that many
@@ -1572,12 +2069,20 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       bm.contraction.rhsTransposed = true;
     }
 
+    // What names the block before the rewrite: a persistent block reads
+    // its tile's instead.
+    SmallVector<Value> indexValues = blockIndexValues(bm.launch);
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);
     WgmmaEmitter emitter(rewriter, bm, *stages, producers, *a, *bOperand,
-                         read[0], read[1], slots, splits);
+                         read[0], read[1], slots, splits,
+                         persistent ? grid[0] * grid[1] * grid[2] : 0);
     loops.push_back(emitter.emit());
     eraseBlockMatmul(rewriter, bm);
+    if (persistent && failed(makePersistent(rewriter, bm.launch,
+                                            emitter.tileLoops, indexValues,
+                                            grid)))
+      return emitDefiniteFailure() << "the persistent rewrite failed";
   }
   results.set(cast<OpResult>(getLoop()), loops);
   return DiagnosedSilenceableFailure::success();
@@ -1588,6 +2093,7 @@ void tessel::RewriteBlockMatmulAsWgmmaOp::getEffects(
   transform::consumesHandle(getTargetMutable(), effects);
   transform::onlyReadsHandle(getStagesMutable(), effects);
   transform::onlyReadsHandle(getSplitKMutable(), effects);
+  transform::onlyReadsHandle(getPersistentMutable(), effects);
   transform::producesHandle(getOperation()->getOpResults(), effects);
   transform::modifiesPayload(effects);
 }

@@ -645,6 +645,7 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
     LaunchSpec ls;
     ls.binary = launch.getKernelModuleName().str();
     ls.kernel = launch.getKernelName().str();
+    ls.persistent = launch->hasAttr(kPersistentLaunchAttrName);
     if (launch.hasClusterSize() &&
         failed(readSizes(launch, "cluster",
                          launch.getClusterSizeOperandValues(), ls.cluster)))

@@ -183,6 +183,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     return refuse(llvm::formatv("split_k={0}: only the wgmma schedule "
                                 "splits K",
                                 splits));
+  // Persistent blocks (wgmma): each walks several tiles.
+  bool persistent = p.get("persistent").value_or(0) == 1;
 
   // Constraints the schedules check (the dry run is the final judge).
   int64_t threads = 128;
@@ -230,10 +232,11 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // The block the rewrite builds: its threads and shared memory, and
     // accumulators that must fit the registers, or the kernel spills.
     int64_t bm = roundUp(em, 64), bn = roundUp(en, 64);
+    // A persistent block stages its output after the ring.
     tessel::wgmma::Layout layout = tessel::wgmma::computeLayout(
-        bm, bn, s.outBytes, stages, 1, 0, splits, s.wgmmaParts);
+        bm, bn, s.outBytes, stages, 1, 0, splits, s.wgmmaParts, persistent);
     threads = layout.threads;
-    smem = layout.sharedBytes;
+    smem = layout.sharedBytes + layout.barrierBytes;
     if (!tessel::wgmma::accumulatorsFit(bn, threads, s.wgmmaParts))
       return refuse(llvm::formatv(
           "tile_n={0}: {1} f32 accumulators per consumer thread do not fit "
@@ -248,6 +251,13 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     if (splits > kSteps)
       return refuse(
           llvm::formatv("split_k={0} exceeds the {1} K steps", splits, kSteps));
+    if (persistent && splits > 1)
+      return refuse(llvm::formatv("persistent=1 with split_k={0}: a "
+                                  "persistent kernel does not split K",
+                                  splits));
+    if (persistent && s.wgmmaParts > 1)
+      return refuse("persistent=1: 3xTF32 (f32 at FP32 accuracy) is not "
+                    "persistent");
   }
   if (threads > 1024 || threads < 1)
     return refuse(
@@ -313,6 +323,12 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
       efficiency *= 0.7;
     if (consumers == 3)
       efficiency *= 0.85;
+    // Fewer than 4 stages leave the tensor cores waiting for loads: at
+    // 128x256, persistent blocks with 3 stages ran 0.915x-0.975x as fast as
+    // with 4 on seven shapes (H200, two sessions, each against the same
+    // non-persistent kernel: bench/results/persistent).
+    if (stages < 4 && kSteps > stages)
+      efficiency *= 1.0 - 0.06 * double(4 - stages);
     perBlock = 6e6;
     // Split-K: the f32 partial tile staged and read back through
     // distributed shared memory, and two cluster barriers; the cost is
@@ -322,6 +338,17 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
       perBlock += kSplitReduceCost * roundUp(em, 64) * roundUp(en, 64);
   }
   double time = double(perSM) * (work / efficiency + perBlock);
+  // A persistent block loads its next tile's first stages while the
+  // consumers finish a tile: the fixed cost is paid once per SM rather than
+  // per tile. With one tile per block there is nothing to overlap, and its
+  // tile loops cost a little. Measured on an H200 against the same knobs
+  // (bench/results/persistent): 1.006x-1.124x on 10 shapes of several
+  // tiles per SM (this model predicts 1.015x at 8192^3, 1.024x at 4096^3,
+  // 1.095x at 4096x4096x1024; measured 1.015x, 1.030x, 1.124x), 0.95x-0.99x
+  // on 4 of one tile per block.
+  if (wgmma && persistent)
+    time = perSM == 1 ? time * 1.04
+                      : double(perSM) * (work / efficiency) + perBlock;
 
   // Preferences among points of equal estimate: the pipeline depth, K step
   // and other knobs the schedule chose by default, a block order grouped by

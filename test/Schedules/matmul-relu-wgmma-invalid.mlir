@@ -12,12 +12,12 @@
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=192,tile_n=256,stages=3,split_k=1" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REGS
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: sed 's/^        stages %%stages split_k %%split_k$/        stages %%stages split_k %%split_k {copy_16b_rows_from = -1 : i64}/' \
+// RUN: sed 's/^        stages %%stages split_k %%split_k persistent %%persistent$/        stages %%stages split_k %%split_k persistent %%persistent {copy_16b_rows_from = -1 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/negative.mlir
 // RUN: not tessel-opt %s --split-input-file \
 // RUN:   --tessel-apply-schedule="schedule=%t/negative.mlir" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NEGATIVE
-// RUN: sed 's/^        stages %%stages split_k %%split_k$/        stages %%stages split_k %%split_k {read_misaligned_rows_max_k = -64 : i64}/' \
+// RUN: sed 's/^        stages %%stages split_k %%split_k persistent %%persistent$/        stages %%stages split_k %%split_k persistent %%persistent {read_misaligned_rows_max_k = -64 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/negative-read.mlir
 // RUN: not tessel-opt %s --split-input-file \
 // RUN:   --tessel-apply-schedule="schedule=%t/negative-read.mlir" 2>&1 \
@@ -91,7 +91,7 @@ func.func @a_transposed(%A: tensor<256x256xf16>, %B: tensor<512x256xf16>,
 // accumulators and the rest.
 // REGS:       matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the 192x256 tile needs 128 accumulator registers per thread, but its 512 threads get at most 128 registers each; the kernel would spill
 // CHECK-NOT:  error:
-// SMEM:       matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the 256x256 tile with 6 stages needs 394240 bytes of shared memory; an sm_90 block has at most 232448
+// SMEM:       matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the 256x256 tile with 6 stages needs 394336 bytes of shared memory; an sm_90 block has at most 232448
 // SMEM:       matmul-relu-wgmma-invalid.mlir:[[# @LINE + 7]]:9: note: target op
 // SMEM:       matmul-relu-wgmma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule '{{.*}}matmul_relu_wgmma.mlir' (entry @__transform_main) failed on this payload with knobs: tile_m=256 tile_n=256 stages=6 group_m=8
 func.func @too_much_shared_memory(%A: tensor<512x256xf16>, %B: tensor<256x512xf16>,

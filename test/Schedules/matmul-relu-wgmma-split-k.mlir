@@ -42,7 +42,7 @@
 // DIVIDE: split.mlir:{{[0-9]+}}:{{[0-9]+}}: error: split_k = 3 must divide the 8 8-column groups of the 64-column block tile
 // CLUSTER: error: split_k = 16 must be between 1 and 8 (the blocks of one portable cluster)
 // ZERO: error: split_k = 0 must be between 1 and 8
-// SMEM: error: the 256x256 tile with 2 stages and its f32 partial tile needs 263168 bytes of shared memory; an sm_90 block has at most 232448
+// SMEM: error: the 256x256 tile with 2 stages and its f32 partial tile needs 263200 bytes of shared memory; an sm_90 block has at most 232448
 // STEPS: error: split_k = 4 exceeds the 2 K steps of 64
 
 // 8 blocks of 128 columns, 4 of them (one cluster) per tile; the body sees

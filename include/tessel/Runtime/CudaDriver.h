@@ -103,6 +103,11 @@ public:
   void unloadModule(Module module);
   llvm::Expected<Function> getFunction(Module module, llvm::StringRef name);
   llvm::Error setMaxDynamicSharedMemory(Function function, int bytes);
+  /// How many blocks of `function` with `threads` threads and
+  /// `sharedMemory` bytes of dynamic shared memory an SM runs at once
+  /// (0: none fits).
+  llvm::Expected<int> residentBlocksPerSM(Function function, int threads,
+                                          int sharedMemory);
 
   llvm::Expected<DevicePtr> allocate(size_t bytes);
   void free(DevicePtr ptr);

@@ -78,6 +78,10 @@ struct LaunchSpec {
   /// before it touches memory: it may be launched with programmatic stream
   /// serialization, overlapping that grid's end.
   bool waitsForPrevious = false;
+  /// The kernel walks the `grid[0]` tiles of its grid (which is
+  /// `grid[0] x 1 x 1`) with a stride of its launch's grid size: a runtime
+  /// may launch fewer blocks, down to 1 (as many as run at once is best).
+  bool persistent = false;
   std::vector<KernelParamSpec> params;
 };
 

@@ -48,6 +48,9 @@ private:
   struct Kernel {
     unsigned launch; // Index in functionSpec.launches.
     cuda::Function function;
+    /// The grid it is launched with: the spec's, or for a persistent
+    /// kernel as many of its blocks as the device runs at once.
+    std::array<int64_t, 3> grid;
     /// Per parameter: a scalar's bits, or the argument index of a buffer
     /// or tensor map.
     std::vector<uint64_t> values;

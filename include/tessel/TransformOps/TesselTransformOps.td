@@ -290,7 +290,7 @@ def RewriteBlockMatmulAsMmaSyncOp : Op<Transform_Dialect,
 }
 
 def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
-    "tessel.rewrite_block_matmul_as_wgmma", [
+    "tessel.rewrite_block_matmul_as_wgmma", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<TransformOpInterface>,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Rewrite a thread block's matmul and its epilogue into a warp-specialized TMA + mbarrier + wgmma pipeline (sm_90a)";
@@ -375,6 +375,27 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
       TMA cannot read are copied, never read by the producers. The kernel
       is compiled for its cluster shape (`tessel-require-cluster-dims`).
 
+    - With `persistent` = 1 (an optional param, default 0), the launch
+      gets one block per tile along x (its former grid, linearized x
+      first, which a runtime may launch fewer blocks of: see
+      `tessel-persistent-launches`), and each block walks tiles
+      `block_id.x`, `+ grid_dim.x`, ... in two loops marked
+      `tessel.persistent_tiles = T`, one per role, recomputing inside
+      them the computations of the body that depend on the block's index
+      (its tile's offsets and views, the `group_m` order). Each tile takes
+      whole rounds of the ring: after its K steps, empty steps (the
+      producer waits for the stage and arrives on its full barrier with
+      no load; the consumers wait and release it) complete the last
+      round, so that K step `kt` is in stage `kt % stages` and the tile
+      loops carry only the parity of the rounds before. The producer's K
+      loop is unrolled by `stages`. The consumers start each tile's
+      accumulator with its first K step (scale-d = 0, at the NVVM level),
+      release the tile's last stage once its wgmma completed, and stage
+      the epilogue's tile after the ring (`BM x (BN + 8)` more bytes), so
+      the producer loads the next tile meanwhile. Operands whose rows TMA
+      cannot read are copied; `split_k` > 1 and FP32-accurate f32 (3xTF32)
+      are refused.
+
     The consumers' K loop is returned and marked with the unit attribute
     `tessel.wgmma_main_loop`. The launch gets `128 * (BM / 64 + 1)` threads
     along x and `max(ring, staged tile) + 1024` bytes of workgroup memory
@@ -387,9 +408,9 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
         stages %stages
         : (!transform.any_op, !transform.param<i64>) -> !transform.any_op
     %loop = transform.tessel.rewrite_block_matmul_as_wgmma %matmul
-        stages %stages split_k %split_k
-        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>)
-        -> !transform.any_op
+        stages %stages split_k %split_k persistent %persistent
+        : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>) -> !transform.any_op
     ```
 
     #### Return modes
@@ -412,7 +433,10 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     not fill 16-byte stores; `split_k` is outside [1, 8], does not divide
     `BN / 8` or exceeds the K steps, or (above 1) the launch already has
     clusters, memory attributions, or a grid z extent that times
-    `split_k` exceeds 65535. Fails definitely when `stages` or `split_k`
+    `split_k` exceeds 65535; `persistent` is not 0 or 1, or is 1 with
+    `split_k` > 1, f32 inputs at FP32 accuracy, clusters, a grid that is
+    not constant, or block-index computations in the body that have side
+    effects. Fails definitely when `stages`, `split_k` or `persistent`
     does not hold exactly one integer, or when `copy_16b_rows_from` or
     `read_misaligned_rows_max_k` is negative.
   }];
@@ -420,11 +444,13 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
   let arguments = (ins TransformHandleTypeInterface:$target,
                        TransformParamTypeInterface:$stages,
                        Optional<TransformParamTypeInterface>:$split_k,
+                       Optional<TransformParamTypeInterface>:$persistent,
                        OptionalAttr<I64Attr>:$copy_16b_rows_from,
                        OptionalAttr<I64Attr>:$read_misaligned_rows_max_k);
   let results = (outs TransformHandleTypeInterface:$loop);
   let assemblyFormat = [{
-    $target `stages` $stages (`split_k` $split_k^)? attr-dict `:`
+    $target `stages` $stages (`split_k` $split_k^)?
+    (`persistent` $persistent^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let cppNamespace = "::tessel";

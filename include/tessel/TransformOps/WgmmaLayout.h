@@ -18,6 +18,9 @@
 namespace tessel::wgmma {
 
 inline constexpr int64_t kWarpgroupThreads = 128;
+/// The attribute marking a persistent block's tile loops, with the number
+/// of tiles it walks (tessel-persistent-launches reads it after outlining).
+inline constexpr char kPersistentTilesAttr[] = "tessel.persistent_tiles";
 /// Rows of the accumulator one consumer warpgroup owns (wgmma's M).
 inline constexpr int64_t kWgmmaM = 64;
 /// Bytes of a tile row in one ring buffer: one 128-byte swizzle row, the
@@ -37,6 +40,9 @@ inline constexpr int64_t kSwizzleAlign = 1024;
 /// Padding (elements of the output type) of the staged output rows against
 /// bank conflicts of the fragment stores.
 inline constexpr int64_t kStagePad = 8;
+/// Columns of the output a persistent block's consumer warpgroup stages at
+/// a time (in a 64 x (64 + kStagePad) buffer of its own).
+inline constexpr int64_t kSubtileCols = 64;
 /// Accumulator registers per consumer thread above which the kernel spills.
 inline constexpr int64_t kMaxAccumulatorRegs = 128;
 /// Registers of an SM, and those a consumer thread needs besides its
@@ -57,7 +63,15 @@ struct Layout {
   int64_t partialBytes = 0;
   /// The producer's staging of misaligned rows' granules, after the ring.
   int64_t stagingBytes = 0;
-  int64_t sharedBytes = 0;
+  /// Where the epilogue stages its output tile: over the ring (0), or,
+  /// persistent, after it, where the producer's loads of the block's next
+  /// tile do not reach: one buffer of subtileBytes per consumer warpgroup,
+  /// which stages its rows kSubtileCols columns at a time.
+  int64_t stagedOffset = 0, subtileBytes = 0;
+  /// The dynamic shared memory of the block, and its static shared memory
+  /// (the mbarriers: full and empty, and ready with 3xTF32, per stage),
+  /// which count together against the chip's limit.
+  int64_t sharedBytes = 0, barrierBytes = 0;
 };
 
 /// The layout of a `bm` x `bn` block (multiples of 64) with an output of
@@ -66,11 +80,12 @@ struct Layout {
 /// `producers` producer warpgroups and `stagingBytes` of staging after the
 /// ring (the epilogue's staged output tile reuses both), K split over
 /// `splits` blocks of a cluster (their f32 partial tiles reuse them too),
-/// `parts` copies of each operand tile per stage.
+/// `parts` copies of each operand tile per stage; a `persistent` block
+/// (which walks several tiles) stages its output tile after the ring.
 inline Layout computeLayout(int64_t bm, int64_t bn, int64_t outBytes,
                             int64_t stages, int64_t producers = 1,
                             int64_t stagingBytes = 0, int64_t splits = 1,
-                            int64_t parts = 1) {
+                            int64_t parts = 1, bool persistent = false) {
   Layout l;
   l.consumers = bm / kWgmmaM;
   l.producers = producers;
@@ -81,12 +96,17 @@ inline Layout computeLayout(int64_t bm, int64_t bn, int64_t outBytes,
   l.aStageBytes = parts * l.aPartBytes;
   l.bStageBytes = parts * l.bPartBytes;
   l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
-  l.stagedBytes = bm * (bn + kStagePad) * outBytes;
+  l.subtileBytes = kWgmmaM * (kSubtileCols + kStagePad) * outBytes;
+  l.stagedBytes = persistent ? l.consumers * l.subtileBytes
+                             : bm * (bn + kStagePad) * outBytes;
   l.stagingBytes = stagingBytes;
   l.partialBytes = splits > 1 ? bm * bn * 4 : 0;
-  l.sharedBytes =
-      std::max({l.ringBytes + stagingBytes, l.stagedBytes, l.partialBytes}) +
-      kSwizzleAlign;
+  if (persistent)
+    l.stagedOffset = l.ringBytes + stagingBytes;
+  l.sharedBytes = std::max({l.ringBytes + stagingBytes,
+                            l.stagedOffset + l.stagedBytes, l.partialBytes}) +
+                  kSwizzleAlign;
+  l.barrierBytes = 8 * stages * (parts > 1 ? 3 : 2);
   return l;
 }
 

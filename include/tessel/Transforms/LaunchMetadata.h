@@ -23,6 +23,10 @@ constexpr llvm::StringLiteral kWorkloadAttrName = "tessel.workload";
 /// {path = "...", hash = "0x...", knobs = {name = value, ...}}.
 constexpr llvm::StringLiteral kScheduleAttrName = "tessel.schedule";
 
+/// Name of the unit attribute of a gpu.launch_func whose kernel is
+/// persistent (tessel-persistent-launches): launch.json's "persistent".
+constexpr llvm::StringLiteral kPersistentLaunchAttrName = "tessel.persistent";
+
 /// What `func` computes, when it is a workload Tessel can check: a
 /// contraction of two of its arguments (tessel::inferContraction: either
 /// layout of each, batch dimensions) into a zero-filled accumulator,

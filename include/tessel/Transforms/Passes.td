@@ -412,6 +412,33 @@ def TesselOverlapLaunches : Pass<"tessel-overlap-launches", "::mlir::func::FuncO
   ];
 }
 
+def TesselPersistentLaunches : Pass<"tessel-persistent-launches", "::mlir::ModuleOp"> {
+  let summary = "Let runtimes launch persistent kernels with as many blocks as run at once";
+  let description = [{
+    A persistent kernel (`transform.tessel.rewrite_block_matmul_as_wgmma`
+    with `persistent`) walks the tiles of its former grid in loops marked
+    `tessel.persistent_tiles = T`: tile `block_id.x`, then `+ grid_dim.x`,
+    and so on up to `T`. Its launch has `T` blocks along x, so the kernel
+    is correct as launched; a runtime may launch fewer (as many as the GPU
+    runs at once) to keep each block's pipeline busy across tiles.
+
+    After `gpu-kernel-outlining`, this pass drops such a kernel's
+    `known_grid_size`, which outlining set to `T x 1 x 1` (a compiler may
+    fold `grid_dim.x` to it, and a smaller launch would then skip tiles),
+    and marks each `gpu.launch_func` of it `tessel.persistent`;
+    `tessel-export-kernels` writes that as `"persistent": true`, and
+    Tessel's runtime then launches `min(T, SMs x resident blocks per SM)`
+    blocks. A launch of such a kernel whose grid is not the constant
+    `T x 1 x 1` is an error at the launch.
+
+    ```mlir
+    gpu.launch_func @k::@k blocks in (%c512, %c1, %c1) ...
+        {tessel.persistent}
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def TesselRequireClusterDims : Pass<"tessel-require-cluster-dims", "::mlir::ModuleOp"> {
   let summary = "Compile each kernel launched in thread-block clusters for its cluster shape";
   let description = [{
