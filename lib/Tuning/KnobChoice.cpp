@@ -346,9 +346,26 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // tiles per SM (this model predicts 1.015x at 8192^3, 1.024x at 4096^3,
   // 1.095x at 4096x4096x1024; measured 1.015x, 1.030x, 1.124x), 0.95x-0.99x
   // on 4 of one tile per block.
+  // Persistent blocks load their operands with TMA, so rows that are not
+  // 16-byte aligned are copied first, where a non-persistent block may
+  // read them itself (16-bit inputs, a K of at most 4 steps, or a
+  // memory-bound matmul: RewriteBlockMatmulAsWgmma.cpp's default, which
+  // ran 1.14x-1.42x faster than the copy, docs/any-shape.md): the rule
+  // leaves those non-persistent. Without the layout of B, its rows count as
+  // misaligned when either of its dimensions is.
+  bool misalignedA = (s.k * s.inBytes) % 16 != 0;
+  bool misalignedB =
+      (s.n * s.inBytes) % 16 != 0 || (s.k * s.inBytes) % 16 != 0;
+  double misalignedBytes = double(s.inBytes) * s.batch *
+                           ((misalignedA ? double(s.m) * s.k : 0) +
+                            (misalignedB ? double(s.k) * s.n : 0));
+  bool readInKernel = wgmma && s.inBytes == 2 && misalignedBytes > 0 &&
+                      (kSteps <= 4 ||
+                       2.0 * s.m * s.n * s.k * s.batch <= 64 * misalignedBytes);
   if (wgmma && persistent)
-    time = perSM == 1 ? time * 1.04
-                      : double(perSM) * (work / efficiency) + perBlock;
+    time = perSM == 1 || readInKernel
+               ? time * 1.04
+               : double(perSM) * (work / efficiency) + perBlock;
 
   // Preferences among points of equal estimate: the pipeline depth, K step
   // and other knobs the schedule chose by default, a block order grouped by
