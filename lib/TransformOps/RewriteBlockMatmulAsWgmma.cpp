@@ -657,10 +657,12 @@ void WgmmaEmitter::waitForEmpty(Value kt) {
   Value stage = rem(kt, stages), round = div(kt, stages);
   // The previous round's phase; a persistent block also waits in its first
   // round, for the previous phase of a fresh barrier, which has completed.
+  // Values created one after the other (the order in which a call's
+  // arguments are evaluated is the C++ compiler's choice).
   auto wait = [&] {
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty,
-                                           roundParity(addC(round, 1)),
-                                           cst(kTryWaitTicks), stage);
+    Value p = roundParity(addC(round, 1));
+    Value ticks = cst(kTryWaitTicks);
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, p, ticks, stage);
   };
   if (tilePhase)
     return wait();
@@ -681,9 +683,9 @@ void WgmmaEmitter::emitEmptySteps(bool producer) {
       nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
       continue;
     }
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, full,
-                                           roundParity(cst(kt / stages)),
-                                           cst(kTryWaitTicks), stage);
+    Value p = roundParity(cst(kt / stages));
+    Value ticks = cst(kTryWaitTicks);
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, p, ticks, stage);
     nvgpu::MBarrierArriveOp::create(b, loc, empty, stage);
   }
 }
@@ -752,8 +754,10 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
                     : nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc,
                                                                    accType)
                           .getResult();
+  Value lower = cst(peel ? 1 : 0);
+  Value one = cst(1);
   auto loop = scf::ForOp::create(
-      b, loc, cst(peel ? 1 : 0), kSteps, cst(1), ValueRange{init},
+      b, loc, lower, kSteps, one, ValueRange{init},
       [&](OpBuilder &, Location, Value kt, ValueRange iterArgs) {
         Value next = emitStep(kt, iterArgs[0], consumer, accType);
         // 3xTF32 released this step's stage (emitTf32Mma); otherwise one
@@ -783,9 +787,10 @@ Value WgmmaEmitter::emitStep(Value kt, Value acc, Value consumer,
                              Type accType) {
   MLIRContext *ctx = b.getContext();
   Value stage = rem(kt, stages);
-  nvgpu::MBarrierTryWaitParityOp::create(
-      b, loc, splitsF32() ? ready : full, roundParity(div(kt, stages)),
-      cst(kTryWaitTicks), stage);
+  Value p = roundParity(div(kt, stages));
+  Value ticks = cst(kTryWaitTicks);
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, splitsF32() ? ready : full,
+                                         p, ticks, stage);
   Value aBytes = mul(stage, l.aStageBytes);
   Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
   if (bm.inType.isF32())
@@ -862,10 +867,11 @@ Value WgmmaEmitter::emitFirstMma(Type accType, Value aRows, Value bBytes) {
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   Value fragment = LLVM::PoisonOp::create(b, loc, fragmentType());
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  for (int64_t s = 0; s < tileK() / kSliceK; ++s)
+  for (int64_t s = 0; s < tileK() / kSliceK; ++s) {
+    Value sliceA = advance(dA, s * kSliceK * inBytes);
+    Value sliceB = advance(dB, s * bSliceBytes);
     fragment = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, fragmentType(), fragment,
-        advance(dA, s * kSliceK * inBytes), advance(dB, s * bSliceBytes),
+        b, loc, fragmentType(), fragment, sliceA, sliceB,
         NVVM::MMAShapeAttr::get(ctx, kWgmmaM, bm.n, kSliceK), type(in),
         type(in), type(NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(ctx, s == 0 ? NVVM::WGMMAScaleOut::zero
@@ -874,6 +880,7 @@ Value WgmmaEmitter::emitFirstMma(Type accType, Value aRows, Value bBytes) {
         NVVM::MMALayoutAttr::get(ctx, bm.bKMajor() ? NVVM::MMALayout::col
                                                    : NVVM::MMALayout::row),
         NVVM::MMAIntOverflowAttr());
+  }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
   return withFragment(fragment, accType);
@@ -1228,8 +1235,9 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
   // the buffers take BM / 64 x 64 x 72 elements instead of BM x (BN + 8):
   // a 128x256 tile keeps 4 stages.
   int64_t subCols = wgmma::kSubtileCols;
+  Value offset = cst(l.stagedOffset);
   Value buffer =
-      view(add(cst(l.stagedOffset), mul(consumer, l.subtileBytes)),
+      view(add(offset, mul(consumer, l.subtileBytes)),
            sharedType({kWgmmaM, subCols + kStagePad}, bm.outType));
   Value barrierId = arith::IndexCastOp::create(
       b, loc, b.getI32Type(), addC(consumer, kConsumerBarrier + 1));
@@ -1245,7 +1253,8 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
   Value rowOrigin = mul(consumer, kWgmmaM);
   // forEachChunk compares unsigned: no valid row or column is 0.
   auto left = [&](int64_t d, Value origin) -> Value {
-    return arith::MaxSIOp::create(b, loc, sub(dim(bm.out, d), origin), cst(0));
+    Value valid = sub(dim(bm.out, d), origin);
+    return arith::MaxSIOp::create(b, loc, valid, cst(0));
   };
   Value validRows = left(0, rowOrigin);
   // Pairs come in 8-column groups j, two rows each (pairs[2 * j + h]).
@@ -1514,8 +1523,10 @@ void WgmmaEmitter::emitTileLoop(function_ref<void()> body) {
   // former launch did, so its block order (group_m) keeps its L2 reuse.
   Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value count = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-  auto loop = scf::ForOp::create(b, loc, first, cst(persistentTiles), count,
-                                 ValueRange{cst(0)});
+  Value tiles = cst(persistentTiles);
+  Value phase = cst(0);
+  auto loop =
+      scf::ForOp::create(b, loc, first, tiles, count, ValueRange{phase});
   loop->setAttr(kPersistentTilesAttr, b.getI64IntegerAttr(persistentTiles));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -1587,12 +1598,11 @@ static LogicalResult makePersistent(RewriterBase &rewriter,
     };
     // Tile t's block index in the former grid, x fastest.
     Value t = loop.getInductionVar();
-    Value block[3] = {
-        arith::RemUIOp::create(rewriter, loc, t, cst(grid[0])),
-        arith::RemUIOp::create(
-            rewriter, loc, arith::DivUIOp::create(rewriter, loc, t, cst(grid[0])),
-            cst(grid[1])),
-        arith::DivUIOp::create(rewriter, loc, t, cst(grid[0] * grid[1]))};
+    Value x = arith::RemUIOp::create(rewriter, loc, t, cst(grid[0]));
+    Value row = arith::DivUIOp::create(rewriter, loc, t, cst(grid[0]));
+    Value y = arith::RemUIOp::create(rewriter, loc, row, cst(grid[1]));
+    Value z = arith::DivUIOp::create(rewriter, loc, t, cst(grid[0] * grid[1]));
+    Value block[3] = {x, y, z};
     IRMapping map;
     auto dimIndex = [](gpu::Dimension d) { return static_cast<int>(d); };
     for (Value v : indexValues) {

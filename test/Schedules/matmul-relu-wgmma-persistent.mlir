@@ -87,7 +87,7 @@
 // CHECK-NEXT:          %[[R:[a-z0-9_]+]] = arith.addi %[[PREV]], %[[PHASE]]
 // CHECK-NEXT:          %[[P:[a-z0-9_]+]] = arith.remui %[[R]], %c2
 // CHECK-NEXT:          %[[I1:[a-z0-9_]+]] = arith.index_cast %[[P]] : index to i1
-// CHECK-NEXT:          nvgpu.mbarrier.try_wait.parity %[[EMPTY:[a-z0-9_]+]][%[[STAGE]]], %[[I1]]
+// CHECK:               nvgpu.mbarrier.try_wait.parity %[[EMPTY:[a-z0-9_]+]][%[[STAGE]]], %[[I1]]
 // CHECK:               nvgpu.tma.async.load
 // The ninth step, in stage 8 % 4 = 0 after the loop:
 // CHECK:             }
@@ -140,7 +140,6 @@
 // Warpgroup y's buffer lies 131072 + 9216 y bytes past the ring's aligned
 // start; it synchronizes its 128 threads with named barrier 2 + y.
 // CHECK:             %[[WG:[a-z0-9_]+]] = arith.muli %[[Y:[a-z0-9_]+]], %c9216
-// CHECK-NEXT:        %c131072 = arith.constant 131072 : index
 // CHECK-NEXT:        %[[OFF:[a-z0-9_]+]] = arith.addi %c131072, %[[WG]]
 // CHECK-NEXT:        %[[AT:[a-z0-9_]+]] = arith.addi %{{.*}}, %[[OFF]]
 // CHECK-NEXT:        %[[BUF:[a-z0-9_]+]] = memref.view %{{.*}}[%[[AT]]][] : memref<150528xi8, #gpu.address_space<workgroup>> to memref<64x72xf16, #gpu.address_space<workgroup>>
