@@ -17,9 +17,10 @@ recording's best median (and until it is the exact best). Writes a Markdown
 report and a JSON file with the raw numbers.
 
 Every trial counts, compile errors and "not-recorded" candidates (knobs the
-recording lacks) included. The tuner proposes candidates in batches of 16
-and a strategy learns between batches; `jobs` (compile threads) does not
-change the search, so results are the same on every machine.
+recording lacks) included. The tuner proposes trial j once trial j - 8 is
+reported (a window of 8 in flight), so the strategy sees exactly the
+observations 0 .. j - 8; `jobs` (compile threads) does not change the
+search, so results are the same on every machine.
 """
 
 import argparse
@@ -218,7 +219,7 @@ def main():
     p.add_argument("--budget", type=int, default=300)
     p.add_argument("--exhaustive-budget", type=int, default=960)
     p.add_argument("--jobs", default="16",
-                   help="batch sizes (jobs=) to compare; the first is the main table")
+                   help="compile threads (jobs=) to compare; the first is the main table")
     p.add_argument("--device-name", default="NVIDIA H200")
     p.add_argument("--recorded-on", default="2026-11-21")
     p.add_argument("--out", default=str(ROOT / "bench/results/tuning/strategies-replay"),
@@ -244,7 +245,8 @@ def main():
 
     # First run: learn the workload and device keys from the tuner itself.
     cmd0, log0 = run_tuner(args, "exhaustive", 1, args.exhaustive_budget, jobs_list[0])
-    header0 = HEADER_RE.match(log0.splitlines()[0]).groupdict()
+    header0 = next(m for line in log0.splitlines()
+                   if (m := HEADER_RE.match(line))).groupdict()
     workload, device = header0["workload"], header0["device"]
     options = {name: set(opts) for name, opts in space}
     records = {}
@@ -425,9 +427,10 @@ def main():
     else:
         md[-1] += " No anomaly found."
     w("")
-    w("Note: the tuner proposes candidates in fixed batches of 16 and "
-      "strategies learn between batches; `jobs=` only sets compile threads, "
-      "so these numbers are the same on any host.")
+    w("Note: the tuner proposes trial j once trial j - 8 is reported (8 "
+      "trials in flight, with one or two GPUs), so a strategy sees the "
+      "observations 0 .. j - 8 whatever the timing; `jobs=` only sets "
+      "compile threads, so these numbers are the same on any host.")
     md_text = "\n".join(md) + "\n"
 
     out = pathlib.Path(args.out)

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <set>
+#include <thread>
 
 using namespace tessel;
 
@@ -288,12 +289,48 @@ llvm::Expected<std::string> WorkerMeasurer::ensureRunning(unsigned slot) {
 }
 
 llvm::Error WorkerMeasurer::start() {
-  std::set<std::string> names;
-  for (unsigned slot = 0; slot < workers.size(); ++slot) {
-    llvm::Expected<std::string> device = ensureRunning(slot);
+  // The workers start at once: each takes a CUDA context (a few hundred
+  // ms), which GPUs create in parallel. With devices=all, device 0's
+  // worker starts while the GPUs are listed, the others after.
+  std::vector<std::string> devices(1), errors(1);
+  unsigned first = 0;
+  if (options.allDevices) {
+    std::optional<llvm::Expected<std::vector<int>>> listed;
+    std::thread lister([&] {
+      listed.emplace(listDevices(options.runner, options.workDir));
+    });
+    llvm::Expected<std::string> device = ensureRunning(0);
+    lister.join();
+    if (!*listed) {
+      if (!device)
+        llvm::consumeError(device.takeError());
+      return listed->takeError();
+    }
     if (!device)
       return noGpu(llvm::toString(device.takeError()));
-    names.insert(*device);
+    devices[0] = *device;
+    options.devices = std::move(**listed);
+    workers.resize(options.devices.size());
+    first = 1;
+  }
+  devices.resize(workers.size());
+  errors.resize(workers.size());
+  std::vector<std::thread> threads;
+  for (unsigned slot = first; slot < workers.size(); ++slot)
+    threads.emplace_back([&, slot] {
+      llvm::Expected<std::string> device = ensureRunning(slot);
+      if (device)
+        devices[slot] = *device;
+      else
+        errors[slot] = llvm::toString(device.takeError());
+    });
+  for (std::thread &t : threads)
+    t.join();
+  std::set<std::string> names;
+  for (unsigned slot = 0; slot < workers.size(); ++slot) {
+    if (!errors[slot].empty())
+      return noGpu(errors[slot]);
+    names.insert(devices[slot]);
   }
   return setDevice(names);
 }

@@ -102,9 +102,12 @@ private:
   void compile(Trial &trial);
   /// Runs and checks the candidate on inputs drawn from `inputSeed`.
   void measure(Trial &trial, unsigned slot, uint64_t inputSeed = 1);
-  /// Applies cached records, compiles the rest in parallel and measures
-  /// them on the measurer's slots, reporting each trial in order.
-  llvm::Error evaluate(std::vector<Trial> &batch);
+  /// The search: proposes up to the budget, applies cached records,
+  /// compiles the rest in parallel and measures them on the measurer's
+  /// slots, reporting (and teaching the strategy) each trial in order.
+  llvm::Error search();
+  /// How many trials may be in flight (proposed, not yet reported).
+  unsigned window() const;
   llvm::Error report(const Trial &trial);
   /// The progress line (progress=): drawn over on a terminal, printed every
   /// tenth of the budget with progress=lines.
@@ -208,6 +211,10 @@ llvm::Error Tuner::setUpMeasurer() {
   m.workDir = workDir;
   if (options.devices.empty()) {
     m.devices = {options.deviceOrdinal};
+  } else if (llvm::StringRef(options.devices).trim() == "all" &&
+             options.measure == "worker") {
+    m.devices = {0}; // The workers' start lists the rest.
+    m.allDevices = true;
   } else {
     llvm::Expected<std::vector<int>> devices =
         parseDevices(options.devices, m.runner, workDir);
@@ -498,84 +505,140 @@ void Tuner::clearProgress() {
   progressShown = false;
 }
 
-llvm::Error Tuner::evaluate(std::vector<Trial> &batch) {
-  std::vector<Trial *> toCompile;
-  for (Trial &t : batch) {
-    t.record.key = key;
-    t.record.knobs = space->values(t.candidate);
-    t.record.timestamp = nowIso();
-    if (db && measurer->needsKernels())
-      if (const TuningRecord *cached = db->find(key, t.record.knobs)) {
-        t.record = *cached;
-        t.origin = Trial::Origin::Cached;
-        ++cachedCount;
-        continue;
-      }
-    if (!measurer->needsKernels()) {
-      measure(t, 0);
-      t.origin = Trial::Origin::Replayed;
-      ++replayedCount;
-      continue;
-    }
-    toCompile.push_back(&t);
-  }
-  // Compile in parallel, and measure each compiled trial on a free slot (one
-  // GPU each) as soon as it is compiled, in batch order; report all trials
-  // in batch order as soon as each is done. States: 0 compiling, 1
-  // compiled, 2 done.
-  std::vector<char> state(batch.size(), 2);
-  std::vector<size_t> compiling;
-  for (Trial *t : toCompile) {
-    state[t - batch.data()] = 0;
-    compiling.push_back(t - batch.data());
-  }
+unsigned Tuner::window() const {
+  return 4 * std::max(2u, measurer->slots());
+}
+
+llvm::Error Tuner::search() {
+  // The pipeline: up to window() trials are in flight, each compiled on the
+  // thread pool as soon as it is proposed and measured on a free slot (one
+  // GPU each) as soon as it is compiled; trials are reported (and observed
+  // by the strategy) in order. Trial j is proposed once trial j - window()
+  // has been reported: it sees exactly the observations 0 .. j - window(),
+  // whatever the timing, so a seed gives one search, as many GPUs as one or
+  // two have (window() grows past two, to keep more GPUs fed).
+  struct Flight {
+    Trial trial;
+    enum State { Compiling, Compiled, Done } state = Compiling;
+  };
+  std::deque<Flight> flights; // Indexed by trial number; stable addresses.
   std::mutex mutex;
   std::condition_variable changed;
-  auto advance = [&](size_t i, char to) {
+  bool proposing = true;       // Written by this thread, under the mutex.
+  std::atomic<bool> aborted{false}; // A report failed: measure no more.
+  auto setState = [&](Flight &f, Flight::State to) {
     std::lock_guard<std::mutex> lock(mutex);
-    state[i] = to;
+    f.state = to;
     changed.notify_all();
   };
   std::optional<llvm::DefaultThreadPool> pool;
-  if (!toCompile.empty()) {
+  std::atomic<int64_t> measured{0};
+  std::atomic<size_t> nextToMeasure{0};
+  std::vector<std::thread> threads;
+  if (measurer->needsKernels()) {
     pool.emplace(llvm::hardware_concurrency(options.jobs));
-    for (size_t i : compiling)
-      pool->async([this, &batch, &advance, i] {
-        compile(batch[i]);
-        advance(i, 1);
+    // Each slot takes the next trial in order and waits for its compile.
+    for (unsigned slot = 0; slot < measurer->slots(); ++slot)
+      threads.emplace_back([&, slot] {
+        for (size_t n;;) {
+          n = nextToMeasure++;
+          Flight *f;
+          {
+            std::unique_lock<std::mutex> lock(mutex);
+            changed.wait(lock, [&] {
+              return (n < flights.size() &&
+                      flights[n].state != Flight::Compiling) ||
+                     (!proposing && n >= flights.size());
+            });
+            if (n >= flights.size())
+              return;
+            f = &flights[n];
+            if (f->state == Flight::Done) // From the database.
+              continue;
+          }
+          // Not measured: a compile error, spills (ptxas), an abort.
+          if (f->trial.record.status.empty() && !aborted) {
+            measure(f->trial, slot);
+            ++measured;
+          }
+          setState(*f, Flight::Done);
+        }
       });
   }
-  std::atomic<size_t> next{0};
-  std::atomic<int64_t> measured{0};
-  std::vector<std::thread> threads;
-  for (unsigned slot = 0; slot < measurer->slots(); ++slot)
-    threads.emplace_back([&, slot] {
-      for (size_t n; (n = next++) < compiling.size();) {
-        size_t i = compiling[n];
-        {
-          std::unique_lock<std::mutex> lock(mutex);
-          changed.wait(lock, [&] { return state[i] != 0; });
-        }
-        // Not measured: a compile error, or spills (ptxas).
-        if (batch[i].record.status.empty()) {
-          measure(batch[i], slot);
-          ++measured;
-        }
-        advance(i, 2);
-      }
-    });
+  auto stopProposing = [&] {
+    std::lock_guard<std::mutex> lock(mutex);
+    proposing = false;
+    changed.notify_all();
+  };
+
   llvm::Error error = llvm::Error::success();
-  for (size_t i = 0; i < batch.size(); ++i) {
+  size_t reported = 0;
+  while (true) {
+    // Propose as far as the window allows.
+    while (proposing && (int64_t)flights.size() < options.budget &&
+           flights.size() < reported + window()) {
+      if (options.timeBudgetS > 0 &&
+          msSince(startTime) > options.timeBudgetS * 1e3) {
+        clearProgress();
+        log << "[tune] time budget reached\n";
+        stopProposing();
+        break;
+      }
+      std::vector<Candidate> proposal = strategy->propose(1);
+      if (proposal.empty()) {
+        stopProposing();
+        break;
+      }
+      Trial t{proposal.front(), {}, nextId++, ""};
+      t.record.key = key;
+      t.record.knobs = space->values(t.candidate);
+      t.record.timestamp = nowIso();
+      Flight::State state = Flight::Compiling;
+      if (!measurer->needsKernels()) {
+        measure(t, 0);
+        t.origin = Trial::Origin::Replayed;
+        ++replayedCount;
+        state = Flight::Done;
+      } else if (const TuningRecord *cached =
+                     db ? db->find(key, t.record.knobs) : nullptr) {
+        t.record = *cached;
+        t.origin = Trial::Origin::Cached;
+        ++cachedCount;
+        state = Flight::Done;
+      }
+      Flight *f;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        f = &flights.emplace_back(Flight{std::move(t), state});
+        changed.notify_all();
+      }
+      if (state == Flight::Compiling)
+        pool->async([this, f, &setState] {
+          compile(f->trial);
+          setState(*f, Flight::Compiled);
+        });
+    }
+    if (reported == flights.size())
+      break; // The budget is spent, or nothing is left to propose.
+    Flight &f = flights[reported];
     {
       std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [&] { return state[i] == 2; });
+      changed.wait(lock, [&] { return f.state == Flight::Done; });
     }
-    done.push_back(batch[i]);
-    if (!error)
-      error = report(done.back());
+    ++reported;
+    if (error)
+      continue; // Draining after an error: nothing more is recorded.
+    done.push_back(f.trial);
+    if ((error = report(done.back()))) {
+      aborted = true;
+      stopProposing();
+    }
   }
+  stopProposing();
   for (std::thread &t : threads)
     t.join();
+  if (pool)
+    pool->wait();
   measuredCount += measured;
   return error;
 }
@@ -680,16 +743,26 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
   if (finalists.size() < 2)
     return ranked.front();
 
+  // A finalist compiled by this search is measured from its files; the
+  // others (records from the database, whose kernels are gone, and the
+  // defaults when the search did not try them) are compiled now.
   for (Finalist &f : finalists) {
+    const Trial *compiled =
+        f.source && f.source->origin == Trial::Origin::Compiled &&
+                !f.source->specPath.empty() &&
+                llvm::sys::fs::exists(f.source->specPath)
+            ? f.source
+            : nullptr;
     f.trial.record.status.clear();
-    f.trial.specPath.clear();
-    f.trial.id = nextId++;
+    f.trial.specPath = compiled ? compiled->specPath : "";
+    if (!compiled)
+      f.trial.id = nextId++;
   }
   {
-    // Cached records have no kernels on disk any more.
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(options.jobs));
     for (Finalist &f : finalists)
-      pool.async([this, &f] { compile(f.trial); });
+      if (f.trial.specPath.empty())
+        pool.async([this, &f] { compile(f.trial); });
     pool.wait();
   }
   // The rounds run on every slot at once, round r on slot r % slots: each
@@ -798,6 +871,7 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
 }
 
 llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
+  Clock::time_point setUpStart = Clock::now();
   if (llvm::Error e = setUp())
     return std::move(e);
   std::string gpus;
@@ -809,30 +883,15 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
                        space->size(), options.strategy, options.budget,
                        measurer->needsKernels() ? "" : " (replay)", gpus);
   startTime = Clock::now();
-  // A fixed batch (not the core count): the strategy learns between
-  // batches, so the search is the same on every machine for a given seed.
-  constexpr unsigned batchSize = 16;
-  while ((int64_t)done.size() < options.budget) {
-    if (options.timeBudgetS > 0 &&
-        msSince(startTime) > options.timeBudgetS * 1e3) {
-      clearProgress();
-      log << "[tune] time budget reached\n";
-      break;
-    }
-    unsigned n = std::min<int64_t>(batchSize, options.budget - done.size());
-    std::vector<Candidate> proposals = strategy->propose(n);
-    if (proposals.empty())
-      break;
-    std::vector<Trial> batch;
-    for (Candidate &c : proposals)
-      batch.push_back({c, {}, nextId++, ""});
-    if (llvm::Error e = evaluate(batch)) {
-      clearProgress();
-      return std::move(e);
-    }
+  double setUpS = std::chrono::duration<double>(startTime - setUpStart).count();
+  if (llvm::Error e = search()) {
+    clearProgress();
+    return std::move(e);
   }
+  double searchS = msSince(startTime) / 1e3;
   clearProgress();
   printSummary();
+  Clock::time_point finalStart = Clock::now();
 
   std::vector<const Trial *> ok;
   for (const Trial &t : done)
@@ -873,6 +932,14 @@ llvm::Expected<std::map<std::string, std::string>> Tuner::run() {
       winner = found;
   }
   log << "[tune] winner: " << space->assignment(winner->candidate) << "\n";
+  // Where a run's time went: the workers' start and the constraints, the
+  // search (trials per second: the tuner's throughput), the finalists.
+  if (measurer->needsKernels())
+    log << llvm::formatv("[tune] time: set-up {0:f2} s, search {1:f2} s "
+                         "({2} trials, {3:f2} per s), finalists {4:f2} s\n",
+                         setUpS, searchS, done.size(),
+                         done.size() / std::max(searchS, 1e-9),
+                         msSince(finalStart) / 1e3);
   // Readers of the database (db=) get the same verdict, not the record
   // whose single measurement was fastest.
   if (db && measurer->needsKernels())

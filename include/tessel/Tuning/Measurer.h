@@ -67,6 +67,10 @@ protected:
 struct MeasureOptions {
   std::string runner;       // tessel-run, or a stand-in speaking its JSON.
   std::vector<int> devices; // CUDA ordinals, one slot each.
+  /// devices=all: every GPU `runner --list-devices` lists. The worker
+  /// measurer starts device 0's worker while the list is made; the others
+  /// get `devices` from it.
+  bool allDevices = false;
   unsigned timeoutS = 60;   // Per measurement: a hang is killed.
   double warmupMs = 20, repeatMs = 100;
   std::string workDir; // For the processes' output files.
