@@ -26,9 +26,10 @@ std::vector<double> cpuContraction(const WorkloadSpec &w,
                                    const std::vector<uint8_t> &rhs,
                                    llvm::StringRef rhsType);
 
-/// The same with f64 accumulation by a deliberately naive GPU kernel (one
-/// thread per output, hand-written PTX independent of Tessel's compiler),
-/// written to `out` (batch * M * N doubles).
+/// The same with f64 accumulation by a simple tiled GPU kernel (64x64
+/// outputs per block, K in steps of 16 through shared memory, every access
+/// predicated on its bounds; hand-written PTX independent of Tessel's
+/// compiler), written to `out` (batch * M * N doubles).
 llvm::Error gpuContraction(cuda::Driver &driver, const WorkloadSpec &w,
                            llvm::StringRef lhsType, llvm::StringRef rhsType,
                            cuda::DevicePtr lhs, cuda::DevicePtr rhs,
