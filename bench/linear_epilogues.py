@@ -6,6 +6,8 @@ Tessel's schedules: compile on the CPU, check and time on the GPU.
   bench/linear_epilogues.py check DIR OUT   # GPU: tessel-run, CPU and GPU references
   bench/linear_epilogues.py race DIR OUT [KERNELS]
                                             # GPU: Tessel vs cuBLASLt's fused epilogue
+                                            # (KERNELS: k, tuned, or "tuned,k": both
+                                            # sets in one process)
   bench/linear_epilogues.py tune DIR DB [BUDGET]
                                             # GPU: tessel-tune the raced [n, k] cases
                                             # into DB, their winners into DIR/<case>/tuned
@@ -155,13 +157,19 @@ def race(directory, out, kernels="k"):
     torch_dtype = {"f16": torch.float16, "bf16": torch.bfloat16,
                    "f32": torch.float32}
     rows = []
+    # "tuned,k": the first set is "tessel"; each other set races as
+    # "tessel-<set>" in the same process, not counted among the others.
+    sets = kernels.split(",")
     for name in RACED:
         _, m, n, k, dtype, bias, act, weight, _ = CASES[name]
-        d = pathlib.Path(directory) / name / kernels
+        d = pathlib.Path(directory) / name / sets[0]
         if not (d / "linear.launch.json").is_file():
             continue
         spec = runtime.FunctionSpec(d / "linear.launch.json")
         fn = runtime.Function(device, spec)
+        more = {s: pathlib.Path(directory) / name / s for s in sets[1:]
+                if (pathlib.Path(directory) / name / s
+                    / "linear.launch.json").is_file()}
         dt = torch_dtype[dtype]
         g = torch.Generator(device="cuda").manual_seed(0)
         x = torch.randn(m, k, device="cuda", dtype=dt, generator=g)
@@ -187,6 +195,14 @@ def race(directory, out, kernels="k"):
                     else torch.relu(v))
 
         contenders = {"tessel": (tessel_fn, lambda: y)}
+        for s_name, s_dir in more.items():
+            s_fn = runtime.Function(device, runtime.FunctionSpec(
+                s_dir / "linear.launch.json"))
+            s_y = torch.empty(m, n, device="cuda", dtype=dt)
+            s_ptrs = ptrs[:-1] + [s_y.data_ptr()]
+            contenders[f"tessel-{s_name}"] = (
+                lambda s_fn=s_fn, s_ptrs=s_ptrs: s_fn.launch(s_ptrs, stream),
+                lambda s_y=s_y: s_y)
         if act in ("relu", "gelu_tanh"):
             contenders["cublaslt"] = (
                 lambda: torch._addmm_activation(bb, x, wt, use_gelu=gelu), None)
@@ -199,6 +215,8 @@ def race(directory, out, kernels="k"):
             contenders["compile-max"] = (lambda: compiled(x, w, bb), None)
         ref = act_fn(torch.addmm(bb.double(), x.double(), wt.double()))
         row = {"case": name, "knobs": spec_knobs(d),
+               **{f"knobs-{s_name}": spec_knobs(s_dir)
+                  for s_name, s_dir in more.items()},
                "m": m, "n": n, "k": k, "dtype": dtype,
                "bias": bias, "activation": act, "weight_stored": weight}
         for cname, (f, result) in contenders.items():
@@ -210,9 +228,10 @@ def race(directory, out, kernels="k"):
             row[cname] = {"ms": ms, "tflops": 2 * m * n * k / ms / 1e9,
                           "rel_error": err, "passed": err <= 1e-2}
         best = max((row[c]["tflops"] for c in contenders
-                    if c != "tessel" and row[c]["passed"]), default=0)
+                    if not c.startswith("tessel") and row[c]["passed"]),
+                   default=0)
         row["tessel_vs_best"] = row["tessel"]["tflops"] / best if best else None
-        for c in ("cublaslt", "compile-max"):
+        for c in ("cublaslt", "compile-max", *(f"tessel-{x}" for x in more)):
             if c in row:
                 row[f"tessel_vs_{c}"] = (row["tessel"]["tflops"]
                                          / row[c]["tflops"])

@@ -8,8 +8,8 @@
 #
 #   bench/linear_session.sh OUT [lit] [check] [race] [pytest] [mlp] [tanh] [tune]
 #   (default: all but tune; tune tunes the raced [n, k] cases, TUNE_BUDGET
-#   trials each (default 24), into OUT/tuned.json and races the winners:
-#   OUT/race-tuned.json)
+#   trials each (default 24), into OUT/tuned.json and races the winners
+#   and the rule's kernels in one process: OUT/race-tuned.json)
 set -uo pipefail
 out=$1; shift
 steps=" ${*:-lit check race pytest mlp tanh} "
@@ -42,7 +42,7 @@ export TESSEL_HOME=$B PYTHONPATH=$B/python TESSEL_CACHE=/tmp/tessel-cache PYTHON
     echo "== tune"
     python3 "$here/bench/linear_epilogues.py" tune "$here/.bundle/lk" "$out/tuned.db" "${TUNE_BUDGET:-24}"
     $B/bin/tessel-db export "$out/tuned.db" -o "$out/tuned.json" && rm -f "$out/tuned.db"
-    python3 "$here/bench/linear_epilogues.py" race "$here/.bundle/lk" "$out/race-tuned.json" tuned
+    python3 "$here/bench/linear_epilogues.py" race "$here/.bundle/lk" "$out/race-tuned.json" tuned,k
   fi
   if [[ $steps == *" pytest "* ]]; then
     echo "== pytest (GPU)"

@@ -463,6 +463,8 @@ llvm::Error Tuner::report(const Trial &trial) {
   log << space->assignment(trial.candidate);
   if (!r.ok())
     log << "  (" << firstLine(r.error) << ")";
+  else if (r.spillBytes > 0)
+    log << llvm::formatv("  (spills {0} bytes)", r.spillBytes);
   if (std::isfinite(bestMs))
     log << llvm::formatv("  best {0:f4} ms", bestMs);
   log << "\n";
@@ -705,6 +707,7 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
     bool isDefaults;
     std::vector<double> times = {};
     bool failed = false;
+    std::string why = {}; // Why it failed: its status and error.
   };
   std::vector<Finalist> finalists;
   for (size_t i = 0; i < std::min<size_t>(ranked.size(), 2); ++i)
@@ -769,8 +772,11 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
   // round measures every finalist on one GPU, so the finalists share the
   // GPUs alike.
   for (Finalist &f : finalists)
-    if (f.trial.specPath.empty() || !f.trial.record.status.empty())
-      f.failed = true; // Did not compile, or spilled.
+    if (f.trial.specPath.empty() || !f.trial.record.status.empty()) {
+      f.failed = true; // Did not compile.
+      f.why = "did not compile (" + f.trial.record.status + ": " +
+              firstLine(f.trial.record.error) + ")";
+    }
   std::vector<std::vector<Trial>> rounds(kRounds);
   {
     std::vector<std::thread> threads;
@@ -796,6 +802,8 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
         continue;
       if (!t.record.ok()) {
         f.failed = true;
+        f.why = "failed on fresh inputs (" + t.record.status + ": " +
+                firstLine(t.record.error) + ")";
         continue;
       }
       f.times.push_back(t.record.medianMs);
@@ -824,7 +832,7 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
     else
       log << llvm::formatv("[tune]   {0,9:f4} ms ", median(f.times));
     log << space->assignment(f.trial.candidate) << "  (" << f.role << ")";
-    log << (f.failed ? ": failed on fresh inputs: not a winner" : "") << "\n";
+    log << (f.failed ? ": " + f.why + ": not a winner" : "") << "\n";
   }
 
   // The fastest of the search's finalists, then against the defaults.

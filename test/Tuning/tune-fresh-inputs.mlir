@@ -8,7 +8,7 @@
 // RUN: not env FAKE_WRONG_ON_FRESH_INPUTS=256 tessel-opt %examples/matmul_relu_1024_f32.mlir \
 // RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s
-// CHECK: [tune] {{.*}} failed on fresh inputs: not a winner
+// CHECK: [tune] {{.*}} failed on fresh inputs (wrong-output: relative error {{.*}}): not a winner
 // CHECK: error: tessel-tune: every finalist (the two best and the defaults) failed the check on fresh inputs; no verified winner
 
 // Without the fault, the same search keeps a winner.

@@ -4,7 +4,7 @@
 // candidate's knobs, lowered to PTX and exported (launch spec and images), in
 // its own MLIRContext so that candidates compile on several threads. Where
 // ptxas is available, each image is assembled for the chip (its register and
-// spill counts recorded, a candidate that spills rejected), and the launch
+// spill counts recorded; a kernel that spills is measured too), and the launch
 // spec points at the cubin, so the measurement loads it without a JIT.
 //
 //===----------------------------------------------------------------------===//
@@ -38,7 +38,7 @@ public:
 
   /// Compiles the candidate with knob values `knobs` into
   /// `<workDir>/trial<id>`; returns its launch spec's path, or "" after
-  /// setting the record's status (compile-error, spills) and error. Sets
+  /// setting the record's status (compile-error) and error. Sets
   /// compileMs, registers and spillBytes. Thread-safe.
   std::string build(const std::map<std::string, std::string> &knobs,
                     unsigned id, TuningRecord &record) const;

@@ -45,7 +45,8 @@ struct TuningKey {
 struct TuningRecord {
   TuningKey key;
   std::map<std::string, std::string> knobs;
-  /// ok, wrong-output, compile-error, spills, run-error, crash, timeout.
+  /// ok, wrong-output, compile-error, run-error, crash, timeout (and spills:
+  /// candidates that spilled, not measured before 2026-11-26).
   std::string status;
   double medianMs = 0, minMs = 0, maxMs = 0, tflops = 0;
   double relativeError = 0;
