@@ -270,29 +270,30 @@ std::string tessel::referencePtx(llvm::StringRef lhsType,
   }
   std::string setup = body;
   body.clear();
-  // One K step: the loads into shared memory.
-  for (int q = 0; q < 4; ++q) {
-    os << llvm::formatv(R"(  add.u32 %r60, %r30, %ra_kk{0};
-  setp.lt.u32 %p10, %r60, %r3;
-  and.pred %p10, %p10, %pa_in{0};
+  // One K step: the loads into shared memory. An operand's element of
+  // slot q: k = k0 + its kk, address base + (batch offset + k * k stride +
+  // its row or column offset) * bytes, predicated on k < K and its row or
+  // column in bounds; stored to its shared-memory slot.
+  auto stage = [&](char x, int q, llvm::StringRef kStride,
+                   llvm::StringRef batchOffset, llvm::StringRef base,
+                   llvm::StringRef type, llvm::StringRef pred,
+                   llvm::StringRef addr, llvm::StringRef value) {
+    os << llvm::formatv(R"(  add.u32 %r60, %r30, %r{0}_kk{1};
+  setp.lt.u32 {6}, %r60, %r3;
+  and.pred {6}, {6}, %p{0}_in{1};
   cvt.u64.u32 %rd41, %r60;
-  mad.lo.u64 %rd42, %rd41, %rd22, %rda{0};
-  add.u64 %rd42, %rd42, %rd30;
-  mul.lo.u64 %rd42, %rd42, {1};
-  add.u64 %rd42, %rd1, %rd42;
-{2}  st.shared.f64 [%ra_sh{0}], %fd1;
-  add.u32 %r60, %r30, %rb_kk{0};
-  setp.lt.u32 %p11, %r60, %r3;
-  and.pred %p11, %p11, %pb_in{0};
-  cvt.u64.u32 %rd41, %r60;
-  mad.lo.u64 %rd43, %rd41, %rd24, %rdb{0};
-  add.u64 %rd43, %rd43, %rd31;
-  mul.lo.u64 %rd43, %rd43, {3};
-  add.u64 %rd43, %rd2, %rd43;
-{4}  st.shared.f64 [%rb_sh{0}], %fd2;
+  mad.lo.u64 {7}, %rd41, {2}, %rd{0}{1};
+  add.u64 {7}, {7}, {3};
+  mul.lo.u64 {7}, {7}, {5};
+  add.u64 {7}, {4}, {7};
+{8}  st.shared.f64 [%r{0}_sh{1}], {9};
 )",
-                        q, bytes(lhsType), load(lhsType, "%rd42", "%p10", "%fd1"),
-                        bytes(rhsType), load(rhsType, "%rd43", "%p11", "%fd2"));
+                        x, q, kStride, batchOffset, base, bytes(type), pred,
+                        addr, load(type, addr, pred, value), value);
+  };
+  for (int q = 0; q < 4; ++q) {
+    stage('a', q, "%rd22", "%rd30", "%rd1", lhsType, "%p10", "%rd42", "%fd1");
+    stage('b', q, "%rd24", "%rd31", "%rd2", rhsType, "%p11", "%rd43", "%fd2");
   }
   std::string loads = body;
   body.clear();

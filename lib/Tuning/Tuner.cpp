@@ -558,7 +558,7 @@ llvm::Error Tuner::search() {
             if (f->state == Flight::Done) // From the database.
               continue;
           }
-          // Not measured: a compile error, spills (ptxas), an abort.
+          // Not measured: a compile error, or an abort.
           if (f->trial.record.status.empty() && !aborted) {
             measure(f->trial, slot);
             ++measured;
