@@ -57,6 +57,9 @@ void tessel::buildLowerToPtxPipeline(OpPassManager &pm,
   // Kernels launched in clusters (split-K) are compiled for their cluster
   // shape (.reqnctapercluster).
   pm.addPass(tessel::createTesselRequireClusterDims());
+  // Kernels that move registers from producers to consumers (setmaxnreg)
+  // are compiled for one block per SM (.minnctapersm 1).
+  pm.addPass(tessel::createTesselRequireEntryRegisters());
   // Persistent kernels may be launched with fewer blocks than tiles.
   pm.addPass(tessel::createTesselPersistentLaunches());
 

@@ -226,6 +226,15 @@ private:
   /// 3xTF32: the producer warpgroup splits the f32 tiles into high and low
   /// TF32 parts, and the consumers wait for that ("ready").
   bool splitsF32() const { return l.parts == 2; }
+  /// Whether the producer warpgroup gives its registers to the consumers
+  /// (setmaxnreg): when one of its threads issues every load (TMA, no
+  /// splitting), there are consumers enough to share them, and the block
+  /// runs one per SM anyway (setmaxnreg needs the kernel compiled for one
+  /// block per SM, which would cost a smaller block its occupancy).
+  bool rebalancesRegisters() const {
+    return !readA && !readB && !splitsF32() && l.producers == 1 &&
+           l.consumers >= 2 && !wgmma::twoBlocksFit(l, bm.n, l.parts);
+  }
   /// Orders this thread's generic-proxy accesses to shared memory before
   /// later async-proxy ones (TMA, wgmma): fence.proxy.async.shared::cta.
   void fenceAsyncShared() {
@@ -745,11 +754,18 @@ scf::ForOp WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
 scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
   auto accType = nvgpu::WarpgroupAccumulatorType::get(
       b.getContext(), VectorType::get({kWgmmaM, bm.n}, b.getF32Type()));
-  // A persistent block's tile starts its accumulator with its first K
-  // step's first instruction (scale-d = 0), peeled off the loop: zeroed
-  // registers would make ptxas fence them (warpgroup.arrive) inside the
-  // tile loop and serialize every wgmma (C7520; measured on an H200).
-  bool peel = tilePhase && !splitsF32();
+  // Where the K loop's trip count is not a constant (a persistent block's
+  // tile, a split-K block's share of K), the accumulator starts with the
+  // first K step's first instruction (scale-d = 0), peeled off the loop.
+  // Zeroed registers would reach the epilogue on the path where the loop
+  // runs no step, which ptxas cannot rule out there: it fences them
+  // (warpgroup.arrive) and serializes every wgmma of the kernel (C7520; on
+  // an H200 that cost a persistent kernel 10-20%; split-K kernels gained
+  // 1.5-4% on an H100). Every block has at least one K step. With a
+  // constant trip count ptxas only notes the fence it adds before the loop
+  // (C7519), and peeling there changed nothing beyond the A/B's noise
+  // (bench/results/hopper-v2, "Step 4"): those kernels stay as they were.
+  bool peel = !splitsF32() && (tilePhase || splits > 1);
   Value init = peel ? emitStep(cst(0), Value(), consumer, accType)
                     : nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc,
                                                                    accType)
@@ -1227,14 +1243,16 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
 
 void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
                                       Value tidX) {
-  // Warpgroup c stages its 64 rows of the tile 64 columns at a time in its
-  // own buffer after the ring (rows padded as above), synchronizing only
-  // its own 128 threads (named barrier 2 + c): stage, barrier, copy out in
-  // 16-byte chunks (the valid part), barrier. The ring stays the
-  // producer's, which fills it with the next tile's stages meanwhile, and
-  // the buffers take BM / 64 x 64 x 72 elements instead of BM x (BN + 8):
-  // a 128x256 tile keeps 4 stages.
-  int64_t subCols = wgmma::kSubtileCols;
+  // Warpgroup c stages its 64 rows of the tile 128 bytes of columns at a
+  // time (64 16-bit or 32 f32 values) in its own buffer after the ring
+  // (rows padded as above), synchronizing only its own 128 threads (named
+  // barrier 2 + c): stage, barrier, copy out in 16-byte chunks (the valid
+  // part), barrier. The ring stays the producer's, which fills it with the
+  // next tile's stages meanwhile, and the buffers take BM / 64 x 64 x
+  // (columns + 8) elements instead of BM x (BN + 8): a 128x256 tile keeps 4
+  // stages, TF32's included.
+  int64_t subCols =
+      wgmma::subtileCols(bm.outType.getIntOrFloatBitWidth() / 8);
   Value offset = cst(l.stagedOffset);
   Value buffer =
       view(add(offset, mul(consumer, l.subtileBytes)),
@@ -1466,6 +1484,13 @@ scf::ForOp WgmmaEmitter::emit() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifProducer.thenBlock());
+    // setmaxnreg, executed by every warp of the warpgroup: a producer that
+    // only issues TMA loads keeps few registers, and the consumers take the
+    // rest (room for the epilogue's operands and math; a 128x256 tile's
+    // bias epilogue spilled at the 168 registers of 384 threads).
+    if (rebalancesRegisters())
+      NVVM::SetMaxRegisterOp::create(b, loc, wgmma::kTmaProducerRegs,
+                                     NVVM::SetMaxRegisterAction::decrease);
     // Only threads that arrive on the full barriers may wait on the empty
     // ones: a waiter that arrives on nothing could fall two phases behind
     // and wait forever on a parity that has passed. So one thread produces
@@ -1505,6 +1530,10 @@ scf::ForOp WgmmaEmitter::emit() {
       clusterSync();
     }
     b.setInsertionPointToStart(ifProducer.elseBlock());
+    if (rebalancesRegisters())
+      NVVM::SetMaxRegisterOp::create(
+          b, loc, wgmma::rebalancedConsumerRegs(l.consumers),
+          NVVM::SetMaxRegisterAction::increase);
     auto consume = [&] {
       loop = emitConsumers(warpgroup);
       emitEpilogue(loop.getResult(0), warpgroup, tidX);

@@ -16,7 +16,10 @@
 // RUN:   | FileCheck %s --check-prefix=SM90
 
 // The wgmma schedule (the tuned 4096^3 knobs: 128x256 tiles, 4 stages) lowered to
-// PTX for sm_90a. The two TMA tensor maps are created on the host and
+// PTX for sm_90a. One such block fits an SM: it is compiled for one
+// (.minnctapersm 1, tessel-require-entry-registers), so that ptxas knows
+// its 168 registers at entry and honors setmaxnreg, which leaves the
+// producer 40 and gives each consumer 232. The two TMA tensor maps are created on the host and
 // passed by value: each is a 128-byte, 64-aligned kernel parameter
 // (__grid_constant__ CUtensorMap) whose generic address (cvta.param) the
 // TMA loads use; nothing loads a pointer from them. The producer announces
@@ -46,6 +49,7 @@
 // PTX-NEXT:     .param .align 64 .b8 matmul_relu_kernel_param_2[128]
 // PTX-NEXT:   )
 // PTX-NEXT:   .maxntid 128, 3, 1
+// PTX-NEXT:   .minnctapersm 1
 // PTX-NOT:    .shared .align 16 .b8 __dynamic_shmem__0;
 // PTX-NOT:    ld.param.{{.+}}[matmul_relu_kernel_param_1]
 // PTX-NOT:    ld.param.{{.+}}[matmul_relu_kernel_param_2]
@@ -53,10 +57,12 @@
 // PTX-DAG:    mov.b64 %[[P2:rd[0-9]+]], matmul_relu_kernel_param_2;
 // PTX-DAG:    cvta.param.u64 %[[A:rd[0-9]+]], %[[P1]];
 // PTX-DAG:    cvta.param.u64 %[[B:rd[0-9]+]], %[[P2]];
+// PTX:        setmaxnreg.dec.sync.aligned.u32 40;
 // PTX:        mbarrier.arrive.expect_tx.shared.b64 %{{.+}}, [__mbarrier], %{{.+}};
 // PTX-NEXT:   cvta.shared.u64
 // PTX:        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%{{.+}}], [%[[A]], {{.+}}], [__mbarrier];
 // PTX:        cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%{{.+}}], [%[[B]], {{.+}}], [__mbarrier];
+// PTX:        setmaxnreg.inc.sync.aligned.u32 232;
 // PTX:        mbarrier.try_wait.parity.shared.b64
 // PTX:        wgmma.fence.sync.aligned;
 // PTX:        wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16

@@ -62,8 +62,14 @@
 // CHECK-NEXT:      nvvm.cluster.wait
 // CHECK-NEXT:      nvvm.cluster.arrive
 // CHECK-NEXT:      nvvm.cluster.wait
+// Each block's share of K has no constant length: its first K step starts
+// the accumulator (scale-d = 0) before the loop, so that no zeroed
+// register reaches the epilogue (ptxas would serialize every wgmma, C7520).
 // CHECK:           } else {
-// CHECK:             scf.for
+// CHECK:             nvvm.wgmma.fence.aligned
+// CHECK-NEXT:        nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>]
+// CHECK-NOT:         nvgpu.warpgroup.mma.init.accumulator
+// CHECK:             scf.for %{{.*}} = %c1{{[_0-9]*}} to %{{.*}} step
 // CHECK:             } {tessel.wgmma_main_loop}
 // CHECK:             nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK:             nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}

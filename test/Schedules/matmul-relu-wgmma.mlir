@@ -37,8 +37,12 @@
 // CHECK:           nvgpu.tma.prefetch.descriptor %[[DESCB]]
 // CHECK:           gpu.barrier
 
-// The producer: waits for a free stage, announces 49152 bytes, loads one
-// box of A and four boxes of B into it.
+// The producer: one block per SM (197,632 bytes of shared memory), so its
+// warpgroup gives the consumers its registers (setmaxnreg: 168 at entry,
+// 40 kept, 232 for each consumer); then it waits for a free stage,
+// announces 49152 bytes, loads one box of A and four boxes of B into it.
+// CHECK:           scf.if
+// CHECK-NEXT:        nvvm.setmaxregister  decrease 40
 // CHECK:           scf.for
 // CHECK:             nvgpu.mbarrier.try_wait.parity %[[EMPTY]][
 // CHECK:             nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%[[S:[a-z0-9_]+]]], %c49152{{[_0-9]*}}
@@ -48,6 +52,7 @@
 
 // The consumers.
 // CHECK:         } else {
+// CHECK-NEXT:      nvvm.setmaxregister  increase 232
 // CHECK:           %[[INIT:[a-z0-9_]+]] = nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x256xf32>>
 // CHECK:           %[[ACC:[a-z0-9_]+]] = scf.for {{.+}} iter_args(%[[ITER:[a-z0-9_]+]] = %[[INIT]]) -> (!nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>)
 // CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][
@@ -85,6 +90,7 @@
 // SMALL:         gpu.launch blocks({{[^)]+}}) in ({{[^=]+}} = %c8{{[_0-9]*}}, {{[^=]+}} = %c4{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
 // SMALL-SAME:      threads({{[^)]+}}) in ({{[^=]+}} = %c128{{[_0-9]*}}, {{[^=]+}} = %c2{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
 // SMALL-NOT:       arith.minui
+// SMALL-NOT:       nvvm.setmaxregister
 // SMALL:           memref.alloc() : memref<33792xi8, #gpu.address_space<workgroup>>
 // SMALL:           nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
 // SMALL:           %[[EMPTY:[a-z0-9_]+]] = nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>

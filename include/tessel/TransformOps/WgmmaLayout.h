@@ -41,8 +41,12 @@ inline constexpr int64_t kSwizzleAlign = 1024;
 /// bank conflicts of the fragment stores.
 inline constexpr int64_t kStagePad = 8;
 /// Columns of the output a persistent block's consumer warpgroup stages at
-/// a time (in a 64 x (64 + kStagePad) buffer of its own).
-inline constexpr int64_t kSubtileCols = 64;
+/// a time, in a 64 x (columns + kStagePad) buffer of its own: 128 bytes of
+/// a row (64 16-bit or 32 f32 values; 64 f32 columns made the persistent
+/// 128x256 TF32 tile need 234,560 bytes).
+inline constexpr int64_t subtileCols(int64_t outBytes) {
+  return kRowBytes / outBytes;
+}
 /// Accumulator registers per consumer thread above which the kernel spills.
 inline constexpr int64_t kMaxAccumulatorRegs = 128;
 /// Registers of an SM, and those a consumer thread needs besides its
@@ -96,7 +100,7 @@ inline Layout computeLayout(int64_t bm, int64_t bn, int64_t outBytes,
   l.aStageBytes = parts * l.aPartBytes;
   l.bStageBytes = parts * l.bPartBytes;
   l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
-  l.subtileBytes = kWgmmaM * (kSubtileCols + kStagePad) * outBytes;
+  l.subtileBytes = kWgmmaM * (subtileCols(outBytes) + kStagePad) * outBytes;
   l.stagedBytes = persistent ? l.consumers * l.subtileBytes
                              : bm * (bn + kStagePad) * outBytes;
   l.stagingBytes = stagingBytes;
@@ -122,6 +126,40 @@ inline int64_t registersPerThread(int64_t threads) {
 /// partial sum and the running total.
 inline int64_t accumulatorRegs(int64_t bn, int64_t parts = 1) {
   return bn / 2 * parts;
+}
+
+/// Registers a producer warpgroup keeps when one of its threads issues every
+/// TMA load of a stage (CUTLASS's warp-specialized kernels keep 40); the
+/// consumers take the rest (setmaxnreg).
+inline constexpr int64_t kTmaProducerRegs = 40;
+
+/// The registers each consumer thread of a block of `consumers` consumer
+/// warpgroups and one producer warpgroup can have once the producer keeps
+/// only kTmaProducerRegs: the block's registers at entry (ptxas gives each
+/// thread registersPerThread, as .maxntid allows, when the kernel has
+/// setmaxnreg) with the producer's released share split among the
+/// consumers, in steps of 8 (setmaxnreg's unit), at most 256. setmaxnreg.inc
+/// waits until the block's pool has what it asks, so the consumers never ask
+/// for more than the producer released.
+inline int64_t rebalancedConsumerRegs(int64_t consumers) {
+  int64_t entry = registersPerThread(kWarpgroupThreads * (consumers + 1));
+  int64_t released = entry - kTmaProducerRegs;
+  return std::min<int64_t>(256, (entry + released / consumers) / 8 * 8);
+}
+
+/// Shared memory of an sm_90 SM, and what the driver reserves of it per
+/// block.
+inline constexpr int64_t kSharedMemoryPerSM = 233472;
+inline constexpr int64_t kSharedReservedPerBlock = 1024;
+
+/// Whether two blocks of layout `l` and `bn` columns (`parts` accumulator
+/// sets) could be resident on one SM: their shared memory, and their
+/// consumers' accumulators with the other registers they need.
+inline bool twoBlocksFit(const Layout &l, int64_t bn, int64_t parts = 1) {
+  int64_t shared = l.sharedBytes + l.barrierBytes + kSharedReservedPerBlock;
+  return 2 * shared <= kSharedMemoryPerSM &&
+         accumulatorRegs(bn, parts) + kOtherRegs <=
+             registersPerThread(2 * l.threads);
 }
 
 /// Whether a consumer thread's accumulators and its other registers fit

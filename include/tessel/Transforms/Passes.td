@@ -456,6 +456,28 @@ def TesselRequireClusterDims : Pass<"tessel-require-cluster-dims", "::mlir::Modu
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def TesselRequireEntryRegisters : Pass<"tessel-require-entry-registers", "::mlir::ModuleOp"> {
+  let summary = "Give kernels that move registers between warpgroups a known register count at entry";
+  let description = [{
+    `setmaxnreg` (`nvvm.setmaxregister`) moves registers between a block's
+    warpgroups through the block's pool: `decrease` returns a warpgroup's
+    registers to it, `increase` waits until it holds what is asked. ptxas
+    honors it only when it knows the register count at the kernel's entry
+    (C7508, "'setmaxnreg' ignored; unable to determine register count at
+    entry", otherwise), which takes both `.maxntid` and `.minnctapersm`;
+    each thread then starts with what one block of `.maxntid` threads per
+    SM allows (168 for 384 threads), and the counts the kernel asks for
+    add up within that.
+
+    This pass gives every `gpu.func` kernel that contains
+    `nvvm.setmaxregister` the attribute `nvvm.minctasm = 1` (emitted as
+    `.minnctapersm 1`); `transform.tessel.rewrite_block_matmul_as_wgmma`
+    emits `setmaxnreg` only for blocks that run one per SM anyway. A
+    kernel that already asks for more blocks per SM is an error.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
 def TesselSerializeToPtx : Pass<"tessel-serialize-to-ptx", "::mlir::ModuleOp"> {
   let summary = "Serialize GPU modules to PTX; LLVM's fatal errors become diagnostics";
   let description = [{
