@@ -127,6 +127,33 @@ def test_race_needs_a_gpu(capsys):
     assert "tessel race" in capsys.readouterr().err
 
 
+def test_race_rounds_rotate_and_keep_failures():
+    # Each round starts with the next contender, so none is always timed
+    # first (a cooler GPU); a contender whose timing raises is timed no more
+    # and its error is its result.
+    from tessel.race import time_rounds
+    order = []
+
+    def bench(fn):
+        order.append(fn())
+        if fn() == "b" and len(order) > 3:
+            raise RuntimeError("launch failed")
+        return len(order)
+
+    times = time_rounds({n: (lambda n=n: n) for n in "abc"}, 3, bench)
+    assert order == ["a", "b", "c", "b", "c", "a", "c", "a"]
+    assert times["a"] == [1, 6, 8] and times["c"] == [3, 5, 7]
+    assert isinstance(times["b"], RuntimeError)
+    assert time_rounds({}, 3, bench) == {}
+
+
+def test_race_refuses_zero_rounds(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["race", "--rounds", "0", "--shapes", "64"])
+    assert e.value.code == 2
+    assert "--rounds 0: at least 1" in capsys.readouterr().err
+
+
 def test_tune_streams_its_report(capsys, tmp_path):
     # The report reaches stderr as the tuner runs (replayed: no GPU), with
     # progress lines; stdout says what was compiled.
