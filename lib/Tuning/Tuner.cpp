@@ -706,8 +706,8 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
     bool fromSearch; // One of the two best.
     bool isDefaults;
     std::vector<double> times = {};
-    bool failed = false;
-    std::string why = {}; // Why it failed: its status and error.
+    std::string why = {}; // Why it failed (its status and error), or "".
+    bool failed() const { return !why.empty(); }
   };
   std::vector<Finalist> finalists;
   for (size_t i = 0; i < std::min<size_t>(ranked.size(), 2); ++i)
@@ -772,11 +772,9 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
   // round measures every finalist on one GPU, so the finalists share the
   // GPUs alike.
   for (Finalist &f : finalists)
-    if (f.trial.specPath.empty() || !f.trial.record.status.empty()) {
-      f.failed = true; // Did not compile.
+    if (f.trial.specPath.empty() || !f.trial.record.status.empty())
       f.why = "did not compile (" + f.trial.record.status + ": " +
               firstLine(f.trial.record.error) + ")";
-    }
   std::vector<std::vector<Trial>> rounds(kRounds);
   {
     std::vector<std::thread> threads;
@@ -787,7 +785,7 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
           rounds[round].reserve(finalists.size());
           for (Finalist &f : finalists) {
             Trial &t = rounds[round].emplace_back(f.trial);
-            if (!f.failed)
+            if (!f.failed())
               measure(t, slot, /*inputSeed=*/2 + round);
           }
         }
@@ -798,10 +796,9 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
   std::optional<TuningRecord> defaultsRecord;
   for (int round = 0; round < kRounds; ++round)
     for (auto [f, t] : llvm::zip(finalists, rounds[round])) {
-      if (f.failed)
+      if (f.failed())
         continue;
       if (!t.record.ok()) {
-        f.failed = true;
         f.why = "failed on fresh inputs (" + t.record.status + ": " +
                 firstLine(t.record.error) + ")";
         continue;
@@ -819,7 +816,7 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
   // median.
   double noise = 0;
   for (Finalist &f : finalists)
-    if (!f.failed) {
+    if (!f.failed()) {
       auto [lo, hi] = std::minmax_element(f.times.begin(), f.times.end());
       noise = std::max(noise, (*hi - *lo) / median(f.times));
     }
@@ -827,18 +824,18 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
                        "rounds each (noise {2:f1}%):\n",
                        finalists.size(), kRounds, 100 * noise);
   for (Finalist &f : finalists) {
-    if (f.failed)
+    if (f.failed())
       log << "[tune]   failed    ";
     else
       log << llvm::formatv("[tune]   {0,9:f4} ms ", median(f.times));
     log << space->assignment(f.trial.candidate) << "  (" << f.role << ")";
-    log << (f.failed ? ": " + f.why + ": not a winner" : "") << "\n";
+    log << (f.failed() ? ": " + f.why + ": not a winner" : "") << "\n";
   }
 
   // The fastest of the search's finalists, then against the defaults.
   Finalist *tuned = nullptr, *defaults = nullptr;
   for (Finalist &f : finalists) {
-    if (f.failed)
+    if (f.failed())
       continue;
     if (f.isDefaults)
       defaults = &f;
