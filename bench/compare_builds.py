@@ -14,6 +14,9 @@ tessel-run on the GPU in interleaved rounds.
         --variant base= --variant persistent=persistent=1
     # GPU: round 1 checks every kernel against the f64 reference and times
     # it; later rounds only time
+    # or each build's knob rule against the other's (no tuned records):
+    python3 bench/compare_builds.py prepare DIR --rule --build old=... \
+        --build new=...
     python3 bench/compare_builds.py run DIR OUT.json [--rounds 3]
 
 DIR/<case>/<build>/ holds each kernel (PTX and launch.json). The output
@@ -86,13 +89,18 @@ def prepare(args):
             install.tool = (lambda path: lambda tool: pathlib.Path(path)
                             if tool == "tessel-opt" else None)(opt)
             def compile(knobs):
+                # --rule: no tuned records, the knob rule picks (for an
+                # H100's 132 SMs).
+                where = (dict(databases=[], sm_count=132) if args.rule
+                         else {})
                 if kind == "relu":
                     return compiler.compile_matmul_relu(
-                        m, n, k, dtype, chip="sm_90a", knobs=knobs or None)
+                        m, n, k, dtype, chip="sm_90a", knobs=knobs or None,
+                        **where)
                 return compiler.compile_linear(
                     m, n, k, dtype, bias=kind == "linear", activation=act,
                     chip="sm_90a", knobs=knobs or None,
-                    allow_tf32=kind == "tf32")
+                    allow_tf32=kind == "tf32", **where)
             # A variant changes the knobs chosen for the case (the tuned
             # record's, else the rule's) where it names them; where that
             # needs more shared memory than a block has, with fewer stages.
@@ -191,6 +199,9 @@ def main():
     pp.add_argument("--variant", action="append", default=[],
                     help="NAME=KNOBS given over the chosen ones, e.g. "
                     "persistent=1 (repeatable; empty KNOBS: none)")
+    pp.add_argument("--rule", action="store_true",
+                    help="ignore the tuned records: each build's knob rule "
+                    "picks (132 SMs), to compare rules")
     pr = sub.add_parser("run")
     pr.add_argument("dir")
     pr.add_argument("out")

@@ -111,6 +111,11 @@ constexpr int64_t kMaxClusterSize = 8;
 /// Multiply-adds a split-K block's reduction costs per element of its tile
 /// (docs/knob-rule.md).
 constexpr double kSplitReduceCost = 1500;
+/// A wgmma block alone on its SM hides its loads' latency with its ring
+/// alone: up to this many stages each one fewer costs kShallowRingCost of
+/// its efficiency (docs/knob-rule.md).
+constexpr int64_t kLoneBlockStages = 6;
+constexpr double kShallowRingCost = 0.04;
 /// The most elements of one matrix (M x K, K x N or M x N) the rule
 /// estimates (2^40: no GPU holds more) and the largest knob value it
 /// models: within these, its products (blocks, shared memory) fit in 64
@@ -329,6 +334,19 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // non-persistent kernel: bench/results/persistent).
     if (stages < 4 && kSteps > stages)
       efficiency *= 1.0 - 0.06 * double(4 - stages);
+    // A block alone on its SM (one wave, nothing resident beside it) has
+    // only its ring to hide the loads' latency, and the shared memory the
+    // deeper ring takes is free: the tuned records of every such shape on
+    // an H100 took 6 stages where they fit, 1.05x-1.24x faster than 4 on
+    // five of them (128x4096x4096, 8x8192x8192, 1024^3 bf16, 256x1024x1024
+    // bf16), within 2% either way on three (docs/knob-rule.md). 3xTF32's
+    // blocks wait on its producer's split instead.
+    int64_t blockSteps = llvm::divideCeil(kSteps, splits);
+    if (perSM == 1 && resident == 1 && !splitsF32 &&
+        stages < kLoneBlockStages && blockSteps > stages)
+      efficiency *= 1.0 - kShallowRingCost *
+                              double(std::min(kLoneBlockStages, blockSteps) -
+                                     std::max<int64_t>(stages, 4));
     perBlock = 6e6;
     // Split-K: the f32 partial tile staged and read back through
     // distributed shared memory, and two cluster barriers; the cost is

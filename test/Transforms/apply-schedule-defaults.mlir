@@ -4,11 +4,12 @@
 
 // 128 rows: the rule takes 128x64 tiles (64 of them) and splits each
 // one's 64 K steps over a cluster of 2 blocks (128 blocks for 132 SMs;
-// bench/results/split-k: 1.19x the unsplit tuned kernel).
+// bench/results/split-k: 1.19x the unsplit tuned kernel); each block is
+// alone on its SM, so its ring is 6 stages deep.
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=SKINNY
-// SKINNY: knob_source = "rule (sm_90, 132 SMs)", knobs = {group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// SKINNY: knob_source = "rule (sm_90, 132 SMs)", knobs = {group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 
 // K = 9 is one K step of mma.sync's smallest tile_k: a loop of one
 // iteration, which is not pipelined, so any stages value serves it; the
