@@ -342,11 +342,13 @@ private:
   scf::ForOp emitConsumers(Value consumer);
   /// Waits for the tile's K step `kt` and issues its wgmma group onto `acc`
   /// (or, with a null `acc`, starts the accumulator of type `accType`
-  /// with it: emitFirstMma). Returns the accumulator.
+  /// with it). Returns the accumulator.
   Value emitStep(Value kt, Value acc, Value consumer, Type accType);
-  /// The 16-bit paths' first K step of a tile, starting the accumulator
-  /// (its first instruction with scale-d = 0) rather than adding to one.
-  Value emitFirstMma(Type accType, Value aRows, Value bBytes);
+  /// One K step's wgmma group on 16-bit tiles: an m64nNk16 instruction per
+  /// 16-deep slice, adding to `acc`, or with a null `acc` starting the
+  /// accumulator (of type `accType`: the first instruction has scale-d =
+  /// 0). Returns the accumulator.
+  Value emitMma(Type accType, Value aRows, Value bBytes, Value acc);
   /// One K step's wgmma on f32 tiles, as TF32: an m64nNk8 instruction per
   /// 8-column slice and product (3xTF32: lo x hi, hi x lo, hi x hi), one
   /// wgmma group for the step. 3xTF32 waits for the group, releases the
@@ -356,10 +358,6 @@ private:
   Value emitTf32Mma(Value acc, Type accType, Value consumer, Value stage,
                     Value aBytes,
                     Value bBytes);
-  /// One K step's wgmma with B K-major ([n, k] in the ring, as A): one
-  /// nvgpu.warpgroup.mma per k16 slice, since the op's lowering advances
-  /// B's descriptor along K as for an MN-major B. Returns the accumulator.
-  Value emitKMajorMma(Type accType, Value aRows, Value bBytes, Value acc);
   /// wgmma's fragment of a 64 x N f32 accumulator as nvgpu's conversion
   /// types it: a struct of N / 2 f32 registers (held in a struct of one).
   LLVM::LLVMStructType fragmentType();
@@ -801,7 +799,6 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
 
 Value WgmmaEmitter::emitStep(Value kt, Value acc, Value consumer,
                              Type accType) {
-  MLIRContext *ctx = b.getContext();
   Value stage = rem(kt, stages);
   Value p = roundParity(div(kt, stages));
   Value ticks = cst(kTryWaitTicks);
@@ -819,33 +816,21 @@ Value WgmmaEmitter::emitStep(Value kt, Value acc, Value consumer,
       ArrayRef<OpFoldResult>{b.getIndexAttr(kWgmmaM),
                              b.getIndexAttr(tileK())},
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-  if (!acc)
-    return emitFirstMma(accType, aRows, bBytes);
-  if (bm.bKMajor())
-    return emitKMajorMma(accType, aRows, bBytes, acc);
-  auto descTypeA = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, sharedType({kWgmmaM, tileK()}, bm.inType));
-  auto descTypeB = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, sharedType({tileK(), bm.n}, bm.inType));
-  Value bStage = view(bBytes, sharedType({tileK(), bm.n}, bm.inType));
-  Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descTypeA,
-                                                          aRows, wgmmaDescA);
-  Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(b, loc, descTypeB,
-                                                          bStage, wgmmaDescB);
-  // waitGroup = 1: this k step's wgmma group stays in flight while the
-  // previous one is waited for; its buffer is then released.
-  return nvgpu::WarpgroupMmaOp::create(b, loc, accType, dA, dB,
-                                       b.getI64IntegerAttr(1), UnitAttr(),
-                                       b.getUnitAttr(), acc);
+  return emitMma(accType, aRows, bBytes, acc);
 }
 
-Value WgmmaEmitter::emitFirstMma(Type accType, Value aRows, Value bBytes) {
-  // nvgpu.warpgroup.mma always accumulates (scale-d = 1), so this step is
-  // issued at the NVVM level, as its lowering would: one fence, an
-  // m64nNk16 instruction per 16-deep slice with descriptors advanced as it
-  // advances them (A and a K-major B: 32 bytes into each 128-byte swizzled
-  // row; an MN-major B: 16 of its 128-byte rows), one commit and a wait
-  // that leaves the group in flight.
+Value WgmmaEmitter::emitMma(Type accType, Value aRows, Value bBytes,
+                            Value acc) {
+  // Issued at the NVVM level rather than as nvgpu.warpgroup.mma, which
+  // always accumulates (scale-d = 1) and, for a K-major B, advances B's
+  // descriptor along K as for an MN-major one (one op per slice then made
+  // each slice a wgmma group of its own, with its own fence, commit and
+  // wait: 4 per K step). As nvgpu's lowering does for an MN-major B: one
+  // fence, an m64nNk16 instruction per 16-deep slice with descriptors
+  // advanced (A and a K-major B: 32 bytes into each 128-byte swizzled row;
+  // an MN-major B: 16 of its 128-byte rows), one commit, and a wait that
+  // leaves this step's group in flight while the previous one completes
+  // (its buffer is then released).
   MLIRContext *ctx = b.getContext();
   constexpr int64_t kSliceK = 16;
   auto descriptor = [&](Value memref, ArrayRef<int64_t> shape,
@@ -881,7 +866,8 @@ Value WgmmaEmitter::emitFirstMma(Type accType, Value aRows, Value bBytes) {
   NVVM::WGMMATypes in =
       bm.inType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
   auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
-  Value fragment = LLVM::PoisonOp::create(b, loc, fragmentType());
+  Value fragment = acc ? accumulatorFragment(acc)
+                       : LLVM::PoisonOp::create(b, loc, fragmentType());
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t s = 0; s < tileK() / kSliceK; ++s) {
     Value sliceA = advance(dA, s * kSliceK * inBytes);
@@ -890,8 +876,9 @@ Value WgmmaEmitter::emitFirstMma(Type accType, Value aRows, Value bBytes) {
         b, loc, fragmentType(), fragment, sliceA, sliceB,
         NVVM::MMAShapeAttr::get(ctx, kWgmmaM, bm.n, kSliceK), type(in),
         type(in), type(NVVM::WGMMATypes::f32),
-        NVVM::WGMMAScaleOutAttr::get(ctx, s == 0 ? NVVM::WGMMAScaleOut::zero
-                                                 : NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleOutAttr::get(ctx, s == 0 && !acc
+                                              ? NVVM::WGMMAScaleOut::zero
+                                              : NVVM::WGMMAScaleOut::one),
         one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
         NVVM::MMALayoutAttr::get(ctx, bm.bKMajor() ? NVVM::MMALayout::col
                                                    : NVVM::MMALayout::row),
@@ -900,42 +887,6 @@ Value WgmmaEmitter::emitFirstMma(Type accType, Value aRows, Value bBytes) {
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
   return withFragment(fragment, accType);
-}
-
-Value WgmmaEmitter::emitKMajorMma(Type accType, Value aRows, Value bBytes,
-                                  Value acc) {
-  // Both operands are K-major tiles of 128-byte swizzled rows: slice kk of
-  // 16 columns starts 32 bytes into a row, and the descriptor's start
-  // address is the slice's (the hardware swizzles the address it forms).
-  // Each slice is its own wgmma group; waiting until at most four are in
-  // flight after each (a K step's worth) leaves, at the end of step kt,
-  // exactly step kt's in flight and step kt - 1's complete, as the single
-  // group of the MN-major path with waitGroup = 1.
-  MLIRContext *ctx = b.getContext();
-  constexpr int64_t kSliceK = 16;
-  const int64_t kSlices = tileK() / kSliceK;
-  auto descTypeA = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, sharedType({kWgmmaM, kSliceK}, bm.inType));
-  auto descTypeB = nvgpu::WarpgroupMatrixDescriptorType::get(
-      ctx, sharedType({kSliceK, bm.n}, bm.inType));
-  Value bStage = view(bBytes, sharedType({bm.n, tileK()}, bm.inType));
-  auto slice = [&](Value tile, int64_t rows, int64_t kk) -> Value {
-    return memref::SubViewOp::create(
-        b, loc, tile,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(kk)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(rows), b.getIndexAttr(kSliceK)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-  };
-  for (int64_t s = 0; s < kSlices; ++s) {
-    Value dA = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, loc, descTypeA, slice(aRows, kWgmmaM, s * kSliceK), wgmmaDescA);
-    Value dB = nvgpu::WarpgroupGenerateDescriptorOp::create(
-        b, loc, descTypeB, slice(bStage, bm.n, s * kSliceK), wgmmaDescB);
-    acc = nvgpu::WarpgroupMmaOp::create(b, loc, accType, dA, dB,
-                                        b.getI64IntegerAttr(kSlices),
-                                        UnitAttr(), UnitAttr(), acc);
-  }
-  return acc;
 }
 
 Value WgmmaEmitter::emitTf32Mma(Value acc, Type accType, Value consumer,

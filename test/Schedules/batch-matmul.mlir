@@ -30,7 +30,7 @@
 // WGMMA-COUNT-2:   nvgpu.tma.async.load %[[MB]][%{{.+}}, %{{.+}}, %[[Z]]], {{.+}} -> memref<1x64x64xf16, #gpu.address_space<workgroup>>
 // WGMMA:           nvgpu.warpgroup.generate.descriptor {{.+}} <tensor = memref<128x64xf16, #gpu.address_space<workgroup>>
 // WGMMA:           nvgpu.warpgroup.generate.descriptor {{.+}} <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>
-// WGMMA:           nvgpu.warpgroup.mma
+// WGMMA:           nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>
 
 // mma.sync: cp.async from the element's tiles.
 // MMA-LABEL: func.func @bmm(

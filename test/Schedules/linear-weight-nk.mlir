@@ -8,8 +8,9 @@
 //
 // wgmma: B's tensor map has one 256x64 box (the whole K-major tile, as A's
 // 128x64), one TMA load per stage; the consumers run one m64n256k16 wgmma
-// per 16-column slice of a stage (B not transposed), four groups in flight
-// at most, so that a stage's slices complete before it is released.
+// per 16-column slice of a stage (B not transposed: "col" is K-major),
+// both descriptors advanced 32 bytes into their swizzled rows (2 in
+// 16-byte units), in one wgmma group per stage, as with an MN-major B.
 // WGMMA-LABEL: func.func @linear(
 // WGMMA-SAME:    %[[X:[a-z0-9_]+]]: memref<256x256xf16>, %[[W:[a-z0-9_]+]]: memref<512x256xf16>
 // WGMMA-SAME:    rhs_transposed = true
@@ -20,9 +21,18 @@
 // WGMMA:         nvgpu.tma.async.load %[[DESCB]]{{.+}} -> memref<256x64xf16, #gpu.address_space<workgroup>>
 // WGMMA-NOT:     nvgpu.tma.async.load
 // WGMMA:         } else {
-// WGMMA-COUNT-4: nvgpu.warpgroup.mma {{.+}} {waitGroup = 4 : i64} : <tensor = memref<64x16xf16, #gpu.address_space<workgroup>>>, <tensor = memref<16x256xf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x256xf32>>
-// WGMMA-NOT:     nvgpu.warpgroup.mma {{.+}}transpose
+// WGMMA:         nvvm.wgmma.fence.aligned
+// WGMMA-NEXT:    %[[W0:[a-z0-9_]+]] = nvvm.wgmma.mma_async %[[DA:[a-z0-9_]+]], %[[DB:[a-z0-9_]+]], %{{.+}}, <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// WGMMA-NEXT:    %[[C2:[a-z0-9_]+]] = llvm.mlir.constant(2 : i64) : i64
+// WGMMA-NEXT:    %[[A1:[a-z0-9_]+]] = llvm.add %[[DA]], %[[C2]] : i64
+// WGMMA-NEXT:    %[[B1:[a-z0-9_]+]] = llvm.add %[[DB]], %[[C2]] : i64
+// WGMMA-NEXT:    nvvm.wgmma.mma_async %[[A1]], %[[B1]], %[[W0]], <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// WGMMA-COUNT-2: nvvm.wgmma.mma_async {{.+}} B[<f16>, <one>, <col>]
+// WGMMA-NEXT:    nvvm.wgmma.commit.group.sync.aligned
+// WGMMA-NEXT:    nvvm.wgmma.wait.group.sync.aligned 1
+// WGMMA-NOT:     nvvm.wgmma.commit.group.sync.aligned
 // WGMMA:         nvgpu.mbarrier.arrive
+// WGMMA:         } {tessel.wgmma_main_loop}
 
 // mma.sync: B's stages are [n, k + padding] like A's, copied with the same
 // 16-byte cp.async, and read by ldmatrix without .trans.

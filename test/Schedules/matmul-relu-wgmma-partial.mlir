@@ -67,7 +67,7 @@
 // CHECK:           scf.for %{{.+}} = %c0{{.*}} to %c16{{.*}} step %c1
 // CHECK:             nvgpu.tma.async.load
 // CHECK:           scf.for %{{.+}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
-// CHECK:             nvgpu.warpgroup.mma
+// CHECK:             nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>
 // CHECK:           %[[ROWS:.+]] = memref.dim %[[OUT:.+]], %c0
 // CHECK:           %[[COLS:.+]] = memref.dim %[[OUT]], %c1
 // CHECK:           scf.if

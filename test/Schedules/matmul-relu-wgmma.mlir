@@ -56,9 +56,27 @@
 // CHECK:           %[[INIT:[a-z0-9_]+]] = nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x256xf32>>
 // CHECK:           %[[ACC:[a-z0-9_]+]] = scf.for {{.+}} iter_args(%[[ITER:[a-z0-9_]+]] = %[[INIT]]) -> (!nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>)
 // CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][
+// The K step's wgmma group, at the NVVM level: one fence, four
+// m64n256k16 instructions (A's descriptor advanced 32 bytes into its
+// swizzled rows, B's 16 of its 128-byte rows, in 16-byte units), one
+// commit, and a wait that leaves this group in flight.
 // CHECK:             %[[DA:[a-z0-9_]+]] = nvgpu.warpgroup.generate.descriptor %{{.+}}, %[[DESCA]] : {{.+}} -> <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>
+// CHECK-NEXT:        %[[IA:[a-z0-9_]+]] = builtin.unrealized_conversion_cast %[[DA]] : {{.+}} to i64
 // CHECK:             %[[DB:[a-z0-9_]+]] = nvgpu.warpgroup.generate.descriptor %{{.+}}, %[[DESCB]] : {{.+}} -> <tensor = memref<64x256xf16, #gpu.address_space<workgroup>>>
-// CHECK:             %[[NEXT:[a-z0-9_]+]] = nvgpu.warpgroup.mma %[[DA]], %[[DB]], %[[ITER]] {transposeB} : <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>, <tensor = memref<64x256xf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x256xf32>> -> <fragmented = vector<64x256xf32>>
+// CHECK-NEXT:        %[[IB:[a-z0-9_]+]] = builtin.unrealized_conversion_cast %[[DB]] : {{.+}} to i64
+// CHECK-NEXT:        %[[REGS0:[a-z0-9_]+]] = builtin.unrealized_conversion_cast %[[ITER]]
+// CHECK-NEXT:        %[[FRAG0:[a-z0-9_]+]] = llvm.extractvalue %[[REGS0]][0]
+// CHECK-NEXT:        nvvm.wgmma.fence.aligned
+// CHECK-NEXT:        %[[W0:[a-z0-9_]+]] = nvvm.wgmma.mma_async %[[IA]], %[[IB]], %[[FRAG0]], <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK-NEXT:        %[[C2:[a-z0-9_]+]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK-NEXT:        %[[A1:[a-z0-9_]+]] = llvm.add %[[IA]], %[[C2]] : i64
+// CHECK-NEXT:        %[[C128:[a-z0-9_]+]] = llvm.mlir.constant(128 : i64) : i64
+// CHECK-NEXT:        %[[B1:[a-z0-9_]+]] = llvm.add %[[IB]], %[[C128]] : i64
+// CHECK-NEXT:        nvvm.wgmma.mma_async %[[A1]], %[[B1]], %[[W0]], <m = 64, n = 256, k = 16>, D[<f32>, <one>]
+// CHECK-COUNT-2:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>, D[<f32>, <one>]
+// CHECK-NEXT:        nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK:             %[[NEXT:[a-z0-9_]+]] = builtin.unrealized_conversion_cast %{{.+}} to !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>
 // CHECK:             nvgpu.mbarrier.arrive %[[EMPTY]][
 // CHECK:             scf.yield %[[NEXT]]
 // CHECK:           } {tessel.wgmma_main_loop}
@@ -98,7 +116,7 @@
 // SMALL:           nvgpu.mbarrier.arrive.expect_tx %{{.+}}, %c16384{{[_0-9]*}}
 // SMALL-COUNT-2:   nvgpu.tma.async.load {{.+}} -> memref<64x64xf16, #gpu.address_space<workgroup>>
 // SMALL-NOT:       nvgpu.tma.async.load
-// SMALL:           nvgpu.warpgroup.mma {{.+}} {transposeB} : <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>, <tensor = memref<64x64xf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x64xf32>> -> <fragmented = vector<64x64xf32>>
+// SMALL-COUNT-4:   nvvm.wgmma.mma_async {{.+}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // SMALL:         } {tessel.wgmma_main_loop}
 // SMALL-COUNT-16: vector.store {{.+}} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // SMALL-COUNT-4: vector.store {{.+}} : memref<64x64xf16, strided<[512, 1], offset: ?>>, vector<8xf16>
@@ -130,14 +148,14 @@ func.func @matmul_relu(%A: tensor<256x256xf16>, %B: tensor<256x512xf16>,
 // CHECK-LABEL: func.func @matmul_relu_bf16
 // CHECK:         nvgpu.tma.create.descriptor %{{.+}} box[%c128{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xbf16> -> <tensor = memref<128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
 // CHECK:         nvgpu.tma.create.descriptor %{{.+}} box[%c64{{[_0-9]*}}, %c64{{[_0-9]*}}] : memref<*xbf16> -> <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
-// CHECK:         nvgpu.warpgroup.mma {{.+}} {transposeB} : <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>>, <tensor = memref<64x256xbf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x256xf32>> -> <fragmented = vector<64x256xf32>>
+// CHECK:         nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK:         arith.maximumf {{.+}} : vector<2xf32>
 // CHECK:         arith.truncf {{.+}} : vector<2xf32> to vector<2xbf16>
 // CHECK:         vector.store {{.+}} : memref<128x256xbf16, strided<[512, 1], offset: ?>>, vector<8xbf16>
 // SMALL-LABEL: func.func @matmul_relu_bf16
 // SMALL:         gpu.launch
 // SMALL-SAME:      threads({{[^)]+}}) in ({{[^=]+}} = %c128{{[_0-9]*}}, {{[^=]+}} = %c2{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
-// SMALL:         nvgpu.warpgroup.mma {{.+}} : <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>>, <tensor = memref<64x64xbf16, #gpu.address_space<workgroup>>>, <fragmented = vector<64x64xf32>>
+// SMALL:         nvvm.wgmma.mma_async {{.+}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 func.func @matmul_relu_bf16(%A: tensor<256x256xbf16>, %B: tensor<256x512xbf16>,
                             %C: tensor<256x512xbf16>) -> tensor<256x512xbf16> {
   %zero = arith.constant 0.0 : f32
