@@ -36,8 +36,10 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
         from options = [64, 128, 192, 256] -> !transform.param<i64>
     %tile_n = transform.tune.knob<"tile_n"> = 128 : i64
         from options = [64, 128, 192, 256] -> !transform.param<i64>
+    // Deep rings (8-16) serve small tiles alone on their SM (a 64x64
+    // block of a thin problem hides its loads' latency with 12 stages).
     %stages = transform.tune.knob<"stages"> = 4 : i64
-        from options = [2, 3, 4, 5, 6] -> !transform.param<i64>
+        from options = [2, 3, 4, 5, 6, 8, 10, 12, 16] -> !transform.param<i64>
     %group_m = transform.tune.knob<"group_m"> = 8 : i64
         from options = [1, 4, 8, 16] -> !transform.param<i64>
     %split_k = transform.tune.knob<"split_k"> = 1 : i64
