@@ -341,12 +341,13 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // five of them (128x4096x4096, 8x8192x8192, 1024^3 bf16, 256x1024x1024
     // bf16), within 2% either way on three (docs/knob-rule.md). 3xTF32's
     // blocks wait on its producer's split instead.
-    int64_t blockSteps = llvm::divideCeil(kSteps, splits);
-    if (perSM == 1 && resident == 1 && !splitsF32 &&
-        stages < kLoneBlockStages && blockSteps > stages)
-      efficiency *= 1.0 - kShallowRingCost *
-                              double(std::min(kLoneBlockStages, blockSteps) -
-                                     std::max<int64_t>(stages, 4));
+    // The stages it lacks: those up to kLoneBlockStages its share of the
+    // K loop could fill, counted from 4 (fewer cost the term above).
+    int64_t missing =
+        std::min<int64_t>(kLoneBlockStages, llvm::divideCeil(kSteps, splits)) -
+        std::max<int64_t>(stages, 4);
+    if (perSM == 1 && resident == 1 && !splitsF32 && missing > 0)
+      efficiency *= 1.0 - kShallowRingCost * double(missing);
     perBlock = 6e6;
     // Split-K: the f32 partial tile staged and read back through
     // distributed shared memory, and two cluster barriers; the cost is
