@@ -236,6 +236,8 @@ def race(directory, out, kernels="k"):
         times = time_rounds({c: f for c, (f, _) in contenders.items()},
                             ROUNDS, lambda f: do_bench(f, warmup=50, rep=200))
         for cname, ts in times.items():
+            if isinstance(ts, Exception):
+                raise ts  # A contender that cannot be timed stops the race.
             ms = statistics.median(ts)
             row[cname].update(ms=ms, rounds_ms=ts,
                               tflops=2 * m * n * k / ms / 1e9)

@@ -850,13 +850,12 @@ Value WgmmaEmitter::emitMma(Type accType, Value aRows, Value bBytes,
                                                      bytes >> 4));
   };
   Value dA = descriptor(aRows, {kWgmmaM, tileK()}, wgmmaDescA);
-  Value dB = bm.bKMajor()
-                 ? descriptor(view(bBytes, sharedType({bm.n, tileK()},
-                                                      bm.inType)),
-                              {tileK(), bm.n}, wgmmaDescB)
-                 : descriptor(view(bBytes, sharedType({tileK(), bm.n},
-                                                      bm.inType)),
-                              {tileK(), bm.n}, wgmmaDescB);
+  // B's tile in the ring: [n, k] (K-major) or [k, n].
+  SmallVector<int64_t> bTile = bm.bKMajor()
+                                   ? SmallVector<int64_t>{bm.n, tileK()}
+                                   : SmallVector<int64_t>{tileK(), bm.n};
+  Value dB = descriptor(view(bBytes, sharedType(bTile, bm.inType)),
+                        {tileK(), bm.n}, wgmmaDescB);
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
   int64_t bSliceBytes =
       bm.bKMajor() ? kSliceK * inBytes : kSliceK * wgmma::kRowBytes;
@@ -899,7 +898,7 @@ Value WgmmaEmitter::emitTf32Mma(Value acc, Type accType, Value consumer,
   // which TF32's 19 bits get wrong, so the step is issued here, at the
   // NVVM level: one fence, every slice's products, one commit, and a wait
   // that leaves this step's group in flight while the previous one
-  // completes (as the MN-major path's waitGroup = 1). 3xTF32 adds the
+  // completes (as emitMma's wait_group 1). 3xTF32 adds the
   // small products before the large one: lo x hi, hi x lo, hi x hi.
   //
   // 3xTF32 sums each step's products into a fresh partial accumulator and
