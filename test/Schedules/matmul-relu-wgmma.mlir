@@ -2,6 +2,21 @@
 // RUN:   --split-input-file | FileCheck %s
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1,split_k=1" \
 // RUN:   --split-input-file | FileCheck %s --check-prefix=SMALL
+// Deep rings (stages 8-16, for small tiles alone on their SM): 12 stages of
+// 64x64 tiles take 12 full and 12 empty barriers; 16 stages of a 128x256
+// tile do not fit and are refused naming the shared memory; a value
+// between the options is refused naming the knob.
+// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=12,group_m=1,split_k=1" \
+// RUN:   --split-input-file | FileCheck %s --check-prefix=DEEP
+// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=256,stages=16,group_m=8,split_k=1" \
+// RUN:   --split-input-file 2>&1 | FileCheck %s --check-prefix=DEEP-SMEM
+// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=7,group_m=1,split_k=1" \
+// RUN:   --split-input-file 2>&1 | FileCheck %s --check-prefix=DEEP-VALUE
+// DEEP-COUNT-2:  nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 12>
+// DEEP:          nvgpu.mbarrier.arrive.expect_tx {{.+}}, %c16384{{.+}}num_barriers = 12>
+// DEEP:          nvvm.wgmma.mma_async {{.+}} <m = 64, n = 64, k = 16>
+// DEEP-SMEM:     matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the 128x256 tile with 16 stages needs 787712 bytes of shared memory; an sm_90 block has at most 232448
+// DEEP-VALUE:    matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: value 7 is not among the options of knob 'stages': [2, 3, 4, 5, 6, 8, 10, 12, 16]
 
 // The Hopper schedule with the tuned 4096^3 knobs (128x256 blocks, 4 stages,
 // groups of 8 block rows). The host creates one 128-byte-swizzled TMA tensor
