@@ -107,16 +107,26 @@ def prepare(args):
             chosen = dict(compile(None).knobs)
             given = dict(kv.split("=", 1) for kv in knobs.split(",") if kv)
             knobs = dict(chosen, **given)
+            kernel = None
             while True:
                 try:
                     kernel = compile(knobs)
                     break
                 except Exception as e:  # tessel.TesselError
                     stages = int(knobs.get("stages", 0))
-                    if ("shared memory" not in str(e) or "stages" in given
-                            or stages <= 2):
+                    if ("shared memory" in str(e) and "stages" not in given
+                            and stages > 2):
+                        knobs["stages"] = str(stages - 1)
+                        continue
+                    # A variant the schedule refuses for this case (e.g.
+                    # cluster = 2 with a tuned split_k) is left out.
+                    if not variant:
                         raise
-                    knobs["stages"] = str(stages - 1)
+                    print(f"{name} {build}-{variant}: refused: "
+                          f"{str(e).splitlines()[0][:200]}", flush=True)
+                    break
+            if kernel is None:
+                continue
             if variant:
                 build = f"{build}-{variant}"
             dest = out / name / build

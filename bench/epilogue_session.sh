@@ -6,6 +6,7 @@
 #   sweep  knob-sweep-gpu.test (every point of each schedule at one shape)
 #   bsweep knob-sweep-batch-gpu.test (batched payloads)
 #   psweep knob-sweep-persistent-gpu.test (persistent kernels)
+#   csweep knob-sweep-cluster-gpu.test (clusters that multicast)
 #   ab     bench/compare_builds.py run on each set of kernels in
 #          .bundle/ab.tar.xz (one directory each; OUT/ab-<set>.json)
 #   race   bench/race.py, f16 and bf16, against cuBLAS+relu and cuBLASLt
@@ -29,9 +30,10 @@ for step in "$@"; do
     lit)
       $B/run-tests.sh -v --filter gpu --filter-out knob-sweep > "$out/lit.log" 2>&1
       echo "lit exit $?" >> "$out/lit.log"; tail -12 "$out/lit.log" ;;
-    sweep|bsweep|psweep)
+    sweep|bsweep|psweep|csweep)
       test=knob-sweep-gpu; [ $step = bsweep ] && test=knob-sweep-batch-gpu
       [ $step = psweep ] && test=knob-sweep-persistent-gpu
+      [ $step = csweep ] && test=knob-sweep-cluster-gpu
       $B/run-tests.sh -v --filter "$test" > "$out/$step.log" 2>&1
       echo "$step exit $?" >> "$out/$step.log"; tail -8 "$out/$step.log" ;;
     ab)

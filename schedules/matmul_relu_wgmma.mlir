@@ -17,11 +17,11 @@
 // L2.
 //
 // Knobs: tile_m (consumer warpgroups = tile_m / 64), tile_n, stages,
-// group_m. Threads per block = 128 * (tile_m / 64 + 1). Any M, N and K:
-// TMA zero-fills what a partial tile reads past the matrices and the
-// epilogue stores only the valid part; operands whose rows TMA cannot read
-// (not 16-byte aligned) are first copied into workspaces with 128-byte rows
-// (docs/any-shape.md). Values that do not fit (shared memory, registers)
+// group_m, split_k, persistent, cluster. Threads per block = 128 *
+// (tile_m / 64 + 1). Any M, N and K: TMA zero-fills what a partial tile
+// reads past the matrices and the epilogue stores only the valid part;
+// operands whose rows TMA cannot read (not 16-byte aligned) are first
+// copied into workspaces with 128-byte rows (docs/any-shape.md). Values that do not fit (shared memory, registers)
 // are rejected, naming the knob or the constraint, before anything is
 // changed.
 //
@@ -46,6 +46,10 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
         from options = [1, 2, 4, 8] -> !transform.param<i64>
     %persistent = transform.tune.knob<"persistent"> = 0 : i64
         from options = [0, 1] -> !transform.param<i64>
+    // Clusters of two blocks that multicast the A or B tiles they share
+    // (half the L2 reads of that operand).
+    %cluster = transform.tune.knob<"cluster"> = 1 : i64
+        from options = [1, 2] -> !transform.param<i64>
 
     // Batch dimensions (linalg.batch_matmul, batched generics): each batch
     // element gets its own blocks along grid z, and the steps below see
@@ -113,8 +117,9 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
         : (!transform.any_op) -> !transform.any_op
     %loop = transform.tessel.rewrite_block_matmul_as_wgmma %matmul_l
         stages %stages split_k %split_k persistent %persistent
+        cluster %cluster
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
     %func_c = transform.structured.match ops{["func.func"]} in %root_b
         : (!transform.any_op) -> !transform.any_op
     transform.apply_cse to %func_c : !transform.any_op

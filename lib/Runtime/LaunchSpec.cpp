@@ -301,10 +301,10 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
                      llvm::Twine(launch.cluster[d]));
     if (launch.persistent &&
         (launch.grid[1] != 1 || launch.grid[2] != 1 ||
-         launch.cluster != std::array<int64_t, 3>{1, 1, 1}))
+         launch.cluster[1] != 1 || launch.cluster[2] != 1))
       return error("launch of '" + launch.kernel +
                    "' is persistent but its grid is not N x 1 x 1 blocks "
-                   "without clusters");
+                   "in clusters (if any) along x");
     if (launch.dynamicSharedMemory < 0)
       return error("launch of '" + launch.kernel +
                    "' has negative dynamic shared memory");

@@ -186,8 +186,12 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
                                   "({2} threads, {3} bytes of shared memory)",
                                   launch.kernel, device.name, threads,
                                   launch.dynamicSharedMemory));
+      // Whole clusters: a cluster's blocks walk partner tiles.
+      int64_t places = int64_t(*resident) * device.multiprocessors;
       kernel.grid[0] = std::min<int64_t>(
-          launch.grid[0], int64_t(*resident) * device.multiprocessors);
+          launch.grid[0],
+          std::max(launch.cluster[0], places / launch.cluster[0] *
+                                          launch.cluster[0]));
     }
     for (const KernelParamSpec &param : launch.params) {
       // Buffers are numbered arguments first, then workspaces.

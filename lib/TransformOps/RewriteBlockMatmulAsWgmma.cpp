@@ -24,7 +24,10 @@
 //   - the consumers apply the epilogue (ReLU, bias, GELU, ..., then the
 //     conversion) on the accumulator registers, stage the converted tile
 //     in shared memory (reusing the ring) and write it with coalesced
-//     16-byte stores.
+//     16-byte stores;
+//   - optionally (split_k, persistent, cluster): K split across the blocks
+//     of a cluster, persistent blocks walking tiles, or clusters of two
+//     blocks that multicast the operand tiles they share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +55,9 @@ using namespace tessel::wgmma;
 
 /// The unit attribute marking the consumers' K loop.
 static constexpr llvm::StringLiteral kMainLoopAttr = "tessel.wgmma_main_loop";
+/// The unit attribute marking a stand-in (an unrealized cast) for a value of
+/// the block's tile as the cluster partner's tile has it (resolvePartners).
+static constexpr llvm::StringLiteral kPartnerAttr = "tessel.cluster_partner";
 
 /// Columns of one B box: one 128-byte swizzle row of 16-bit values.
 static constexpr int64_t kBoxN = 64;
@@ -167,14 +173,18 @@ public:
   /// persistent, `grid`, linearized), its producer loading a tile's first
   /// stages while the consumers finish the one before (TMA-loaded 16-bit
   /// or TF32 operands, no split-K).
+  /// `clusterDim`: when not null, the launch runs in clusters of two blocks
+  /// along that dimension (0: x, 1: y) that multicast the operand tiles
+  /// they share (TMA-loaded 16-bit or TF32 operands, no split-K).
   WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
                int64_t producers, TiledOperand a, TiledOperand bOperand,
                bool readA, bool readB, int64_t stagingSlots, int64_t splits,
-               int64_t persistentTiles = 0)
+               int64_t persistentTiles = 0,
+               std::optional<gpu::Dimension> clusterDim = std::nullopt)
       : KernelBuilder(rewriter, bm.loc()), bm(bm), stages(stages),
         a(std::move(a)), bOp(std::move(bOperand)), readA(readA), readB(readB),
         stagingSlots(stagingSlots), splits(splits),
-        persistentTiles(persistentTiles),
+        persistentTiles(persistentTiles), clusterDim(clusterDim),
         l(computeLayout(bm, stages, producers,
                         stagingSlots * slotBytes(bm, stages, readA, readB),
                         splits, persistentTiles > 0)) {
@@ -183,6 +193,8 @@ public:
     assert((persistentTiles == 0 ||
             (!readA && !readB && splits == 1 && l.parts == 1)) &&
            "a persistent block reads its operands with TMA, unsplit");
+    assert((!clusterDim || (!readA && !readB && splits == 1 && l.parts == 1)) &&
+           "a multicasting block reads its operands with TMA, unsplit");
   }
 
   /// Bytes of one staging slot: both granules of each 16-byte chunk of the
@@ -226,6 +238,24 @@ private:
   /// 3xTF32: the producer warpgroup splits the f32 tiles into high and low
   /// TF32 parts, and the consumers wait for that ("ready").
   bool splitsF32() const { return l.parts == 2; }
+  /// Whether the block shares operand loads with a cluster partner.
+  bool multicasts() const { return clusterDim.has_value(); }
+  /// The registers a rebalancing producer warpgroup keeps.
+  int64_t producerRegs() const {
+    return multicasts() ? wgmma::kMulticastProducerRegs
+                        : wgmma::kTmaProducerRegs;
+  }
+  /// Releases ring stage `stage` (after the consumers' wgmma read it): an
+  /// arrival on the empty barrier, and with a partner, one per warp on the
+  /// partner's, whose producer may multicast into this block's ring.
+  void release(Value stage);
+  /// Sets sharesA and sharesB for the block's (current) tile: whether the
+  /// partner's tile has the same rows of A, the same columns of B.
+  void findSharedOperands(Value m0, Value n0);
+  /// Emits `load(half)` for an operand: with half set, under `shared`, the
+  /// block's half of the tile multicast to both blocks; otherwise (or
+  /// without a partner) the whole tile.
+  void loadOperand(Value shared, function_ref<void(bool)> load);
   /// Whether the producer warpgroup gives its registers to the consumers
   /// (setmaxnreg): when one of its threads issues every load (TMA, no
   /// splitting), there are consumers enough to share them, and the block
@@ -394,6 +424,7 @@ private:
   int64_t stagingSlots;
   int64_t splits;
   int64_t persistentTiles;
+  std::optional<gpu::Dimension> clusterDim;
   wgmma::Layout l;
   /// Persistent: the parity of the ring rounds before the current tile's
   /// (0 or 1, the tile loop's iteration argument); null otherwise.
@@ -410,6 +441,11 @@ private:
   /// descriptors read (the same maps, or stand-ins of 2-D box types for a
   /// batched or read operand).
   Value descA, descB, wgmmaDescA, wgmmaDescB;
+  /// With a partner: tensor maps of half boxes (A: BM / 2 rows; a K-major
+  /// B: BN / 2 rows; an MN-major B: 32 of a box's 64 rows), the block's
+  /// rank in its cluster (index) and its partner's (i32), and whether the
+  /// current tile's A and B tiles are the partner's too (i1).
+  Value halfDescA, halfDescB, rank, partnerRank, sharesA, sharesB;
   /// The block's batch indices in A and B (empty without batch).
   SmallVector<Value> batchA, batchB;
 };
@@ -505,21 +541,100 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
   auto tile = [&](int64_t rows, int64_t cols) {
     return sharedType(withBatch(batchRank, {rows, cols}), bm.inType);
   };
+  // A load of `rows` x `cols` at (row, col) of the operand into `bytes`
+  // of the ring; with `half`, the block's half (its rank's `rows` rows
+  // after `rows` * rank) multicast to both blocks of the cluster.
+  auto load = [&](Value desc, Value bytes, int64_t rows, int64_t cols,
+                  Value col, Value row, ArrayRef<Value> batch, bool half) {
+    Value mask;
+    if (half) {
+      bytes = add(bytes, mul(rank, rows * cols * inBytes));
+      row = add(row, mul(rank, rows));
+      mask = arith::ConstantIntOp::create(b, loc, b.getI16Type(), 0b11);
+    }
+    nvgpu::TmaAsyncLoadOp::create(b, loc, view(bytes, tile(rows, cols)), full,
+                                  desc, coordinates(col, row, batch), stage,
+                                  mask, Value());
+  };
   if (!readA)
-    nvgpu::TmaAsyncLoadOp::create(b, loc, view(aBytes, tile(bm.m, tileK())),
-                                  full, descA, coordinates(k0, m0, batchA),
-                                  stage, Value(), Value());
+    loadOperand(sharesA, [&](bool half) {
+      load(half ? halfDescA : descA, aBytes, half ? bm.m / 2 : bm.m, tileK(),
+           k0, m0, batchA, half);
+    });
   if (!readB && bm.bKMajor())
-    nvgpu::TmaAsyncLoadOp::create(b, loc, view(bBytes, tile(bm.n, tileK())),
-                                  full, descB, coordinates(k0, n0, batchB),
-                                  stage, Value(), Value());
-  for (int64_t j = 0; !readB && !bm.bKMajor() && j < bm.n / kBoxN; ++j) {
-    Value bDst =
-        view(addC(bBytes, j * tileK() * kBoxN * inBytes), tile(tileK(), kBoxN));
-    nvgpu::TmaAsyncLoadOp::create(b, loc, bDst, full, descB,
-                                  coordinates(addC(n0, j * kBoxN), k0, batchB),
-                                  stage, Value(), Value());
-  }
+    loadOperand(sharesB, [&](bool half) {
+      load(half ? halfDescB : descB, bBytes, half ? bm.n / 2 : bm.n, tileK(),
+           k0, n0, batchB, half);
+    });
+  if (!readB && !bm.bKMajor())
+    loadOperand(sharesB, [&](bool half) {
+      for (int64_t j = 0; j < bm.n / kBoxN; ++j)
+        load(half ? halfDescB : descB,
+             addC(bBytes, j * tileK() * kBoxN * inBytes),
+             half ? tileK() / 2 : tileK(), kBoxN, addC(n0, j * kBoxN), k0,
+             batchB, half);
+    });
+}
+
+void WgmmaEmitter::loadOperand(Value shared, function_ref<void(bool)> load) {
+  if (!multicasts())
+    return load(/*half=*/false);
+  auto ifShared = scf::IfOp::create(b, loc, shared, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifShared.thenBlock());
+  load(/*half=*/true);
+  b.setInsertionPointToStart(ifShared.elseBlock());
+  load(/*half=*/false);
+}
+
+void WgmmaEmitter::findSharedOperands(Value m0, Value n0) {
+  // The partner's values stand in as marked casts of the block's own; the
+  // rewrite resolves them once the block's tile is final (persistent: its
+  // tile loop's), recomputing each from the partner's block or tile.
+  auto same = [&](Value v) -> Value {
+    auto partner = UnrealizedConversionCastOp::create(b, loc, v.getType(), v);
+    partner->setAttr(kPartnerAttr, b.getUnitAttr());
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                 partner.getResult(0), v)
+        .getResult();
+  };
+  auto all = [&](Value origin, ArrayRef<Value> batch) {
+    Value shares = same(origin);
+    for (Value index : batch)
+      shares = arith::AndIOp::create(b, loc, shares, same(index));
+    return shares;
+  };
+  sharesA = all(m0, batchA);
+  sharesB = all(n0, batchB);
+}
+
+void WgmmaEmitter::release(Value stage) {
+  nvgpu::MBarrierArriveOp::create(b, loc, empty, stage);
+  if (!multicasts())
+    return;
+  MLIRContext *ctx = b.getContext();
+  auto sharedPtr = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+  auto clusterPtr = LLVM::LLVMPointerType::get(
+      ctx, static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster));
+  Value address =
+      nvgpu::MBarrierGetOp::create(b, loc, b.getI32Type(), empty, stage);
+  Value local = LLVM::IntToPtrOp::create(b, loc, sharedPtr, address);
+  Value remote =
+      NVVM::MapaOp::create(b, loc, clusterPtr, local, partnerRank);
+  // Lane 0 of each consumer warp (the empty barriers count them): the
+  // warp's wgmma reads of the stage completed with its warpgroup's wait.
+  // The arrival orders no memory access of the consumers for the partner
+  // (they only read the stage, and the reads are complete), so it keeps
+  // the default CTA scope, as CUTLASS's remote arrivals do: with cluster
+  // scope, a release fence before each arrival made every kernel 1.3-2.4x
+  // slower (H100, bench/results/hopper-v2, "Clusters").
+  auto ifLeader = scf::IfOp::create(b, loc, eq(rem(tid, kThreadsPerWarp), 0),
+                                    /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifLeader.thenBlock());
+  NVVM::MBarrierArriveOp::create(b, loc, Type(), remote, Value(),
+                                 NVVM::MemScopeKind::CTA);
 }
 
 void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
@@ -693,7 +808,7 @@ void WgmmaEmitter::emitEmptySteps(bool producer) {
     Value p = roundParity(cst(kt / stages));
     Value ticks = cst(kTryWaitTicks);
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, p, ticks, stage);
-    nvgpu::MBarrierArriveOp::create(b, loc, empty, stage);
+    release(stage);
   }
 }
 
@@ -788,8 +903,7 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
         {
           OpBuilder::InsertionGuard inner(b);
           b.setInsertionPointToStart(ifRelease.thenBlock());
-          Value previous = rem(addC(kt, stages - 1), stages);
-          nvgpu::MBarrierArriveOp::create(b, loc, empty, previous);
+          release(rem(addC(kt, stages - 1), stages));
         }
         scf::YieldOp::create(b, loc, next);
       });
@@ -1105,8 +1219,7 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
   // completed, and its empty ring steps are passed, so that the producer
   // fills the ring with the next tile's loads while the epilogue runs.
   if (tilePhase) {
-    nvgpu::MBarrierArriveOp::create(
-        b, loc, empty, rem(sub(kSteps, cst(1)), stages));
+    release(rem(sub(kSteps, cst(1)), stages));
     emitEmptySteps(/*producer=*/false);
   }
   // The epilogue runs on the accumulator registers. wgmma's fragment
@@ -1333,6 +1446,15 @@ scf::ForOp WgmmaEmitter::emit() {
       descA = makeTensorMap(a.source, {bm.m, tileK()});
     if (!readB)
       descB = makeTensorMap(bOp.source, boxB());
+    // A block's half of a tile it shares with its partner: half the rows
+    // of A's and a K-major B's box, or of each 64-column box of an
+    // MN-major B (each half starts on a 1024-byte swizzle boundary).
+    if (multicasts()) {
+      halfDescA = makeTensorMap(a.source, {bm.m / 2, tileK()});
+      halfDescB = makeTensorMap(
+          bOp.source, bm.bKMajor() ? SmallVector<int64_t>{bm.n / 2, tileK()}
+                                   : SmallVector<int64_t>{tileK() / 2, kBoxN});
+    }
   }
   // The consumers' wgmma descriptors take only a tensor map's type (for
   // the swizzle and, from a 2-D box, the leading byte offset). An operand
@@ -1386,6 +1508,12 @@ scf::ForOp WgmmaEmitter::emit() {
     kBegin = cst(0);
     kSteps = cst(steps);
   }
+  if (multicasts()) {
+    rank = gpu::ClusterBlockIdOp::create(b, loc, *clusterDim);
+    partnerRank = arith::IndexCastOp::create(
+        b, loc, b.getI32Type(),
+        arith::XOrIOp::create(b, loc, rank, cst(1)).getResult());
+  }
 
   auto barrierType = nvgpu::MBarrierGroupType::get(
       b.getContext(), workgroupSpace(), stages);
@@ -1404,9 +1532,14 @@ scf::ForOp WgmmaEmitter::emit() {
     for (int64_t s = 0; s < stages; ++s) {
       nvgpu::MBarrierInitOp::create(b, loc, full, cst(fullArrivals), cst(s),
                                     Value());
-      nvgpu::MBarrierInitOp::create(
-          b, loc, empty, cst(kWarpgroupThreads * l.consumers), cst(s),
-          Value());
+      // Empty: each consumer thread's arrival, and with a partner, one per
+      // warp of the partner's consumers (release).
+      int64_t emptyArrivals =
+          kWarpgroupThreads * l.consumers +
+          (multicasts() ? kWarpgroupThreads / kThreadsPerWarp * l.consumers
+                        : 0);
+      nvgpu::MBarrierInitOp::create(b, loc, empty, cst(emptyArrivals), cst(s),
+                                    Value());
       if (splitsF32())
         nvgpu::MBarrierInitOp::create(b, loc, ready, cst(kWarpgroupThreads),
                                       cst(s), Value());
@@ -1422,7 +1555,13 @@ scf::ForOp WgmmaEmitter::emit() {
     if (!readB)
       nvgpu::TmaPrefetchOp::create(b, loc, descB, Value());
   }
-  gpu::BarrierOp::create(b, loc);
+  // With a partner, no multicast or remote arrival may reach its barriers
+  // before they are initialized: a cluster barrier (which the block's
+  // threads all take part in) after the initialization.
+  if (multicasts())
+    clusterSync();
+  else
+    gpu::BarrierOp::create(b, loc);
 
   // The last warpgroups produce; the others consume.
   auto ifProducer = scf::IfOp::create(
@@ -1439,7 +1578,7 @@ scf::ForOp WgmmaEmitter::emit() {
     // rest (room for the epilogue's operands and math; a 128x256 tile's
     // bias epilogue spilled at the 168 registers of 384 threads).
     if (rebalancesRegisters())
-      NVVM::SetMaxRegisterOp::create(b, loc, wgmma::kTmaProducerRegs,
+      NVVM::SetMaxRegisterOp::create(b, loc, producerRegs(),
                                      NVVM::SetMaxRegisterAction::decrease);
     // Only threads that arrive on the full barriers may wait on the empty
     // ones: a waiter that arrives on nothing could fall two phases behind
@@ -1454,6 +1593,8 @@ scf::ForOp WgmmaEmitter::emit() {
         b.setInsertionPointToStart(ifLeader.thenBlock());
       }
       auto produce = [&] {
+        if (multicasts())
+          findSharedOperands(m0, n0);
         scf::ForOp loop =
             emitProducer(m0, n0, tidX,
                          l.producers == 1 ? cst(0)
@@ -1482,7 +1623,7 @@ scf::ForOp WgmmaEmitter::emit() {
     b.setInsertionPointToStart(ifProducer.elseBlock());
     if (rebalancesRegisters())
       NVVM::SetMaxRegisterOp::create(
-          b, loc, wgmma::rebalancedConsumerRegs(l.consumers),
+          b, loc, wgmma::rebalancedConsumerRegs(l.consumers, producerRegs()),
           NVVM::SetMaxRegisterAction::increase);
     auto consume = [&] {
       loop = emitConsumers(warpgroup);
@@ -1493,6 +1634,10 @@ scf::ForOp WgmmaEmitter::emit() {
     else
       consume();
   }
+  // The partner's consumers arrive on this block's empty barriers until
+  // they are done: a cluster barrier before either block exits.
+  if (multicasts())
+    clusterSync();
   return loop;
 }
 
@@ -1554,6 +1699,37 @@ static Operation *findUnrecomputable(gpu::LaunchOp launch,
   return nullptr;
 }
 
+/// `v` recomputed with the values `map` holds replaced by theirs: each op
+/// inside `scope` on a path from a mapped value to `v` is cloned at the
+/// rewriter's insertion point (and recorded in `map`); values that depend
+/// on no mapped one are `v` as it is (and recorded in `independent`).
+/// Fails if such an op has memory effects or regions.
+static FailureOr<Value> recomputeWith(RewriterBase &rewriter, Operation *scope,
+                                      IRMapping &map,
+                                      DenseSet<Value> &independent, Value v) {
+  if (Value mapped = map.lookupOrNull(v))
+    return mapped;
+  Operation *def = v.getDefiningOp();
+  if (independent.contains(v) || !def || !scope->isProperAncestor(def))
+    return v;
+  bool depends = false;
+  for (Value operand : def->getOperands()) {
+    FailureOr<Value> r =
+        recomputeWith(rewriter, scope, map, independent, operand);
+    if (failed(r))
+      return failure();
+    depends |= *r != operand;
+  }
+  if (!depends) {
+    independent.insert(v);
+    return v;
+  }
+  if (!isMemoryEffectFree(def) || def->getNumRegions() > 0)
+    return failure();
+  rewriter.clone(*def, map);
+  return map.lookup(v);
+}
+
 /// Makes `launch` persistent once its tile loops (`loops`, over the tiles of
 /// its `grid`, linearized) are emitted: inside each loop, the computations
 /// of the body that depend on the block's index (its tile's offsets and
@@ -1599,29 +1775,6 @@ static LogicalResult makePersistent(RewriterBase &rewriter,
     }
     // Values of the body that do not depend on the block's index.
     DenseSet<Value> independent;
-    std::function<FailureOr<Value>(Value)> recompute =
-        [&](Value v) -> FailureOr<Value> {
-      if (Value mapped = map.lookupOrNull(v))
-        return mapped;
-      Operation *def = v.getDefiningOp();
-      if (independent.contains(v) || !def || !launch->isProperAncestor(def))
-        return v;
-      bool depends = false;
-      for (Value operand : def->getOperands()) {
-        FailureOr<Value> r = recompute(operand);
-        if (failed(r))
-          return failure();
-        depends |= *r != operand;
-      }
-      if (!depends) {
-        independent.insert(v);
-        return v;
-      }
-      if (!isMemoryEffectFree(def) || def->getNumRegions() > 0)
-        return failure();
-      rewriter.clone(*def, map);
-      return map.lookup(v);
-    };
     SmallVector<OpOperand *> uses;
     loop.getBody()->walk([&](Operation *op) {
       for (OpOperand &use : op->getOpOperands())
@@ -1629,7 +1782,8 @@ static LogicalResult makePersistent(RewriterBase &rewriter,
           uses.push_back(&use);
     });
     for (OpOperand *use : uses) {
-      FailureOr<Value> r = recompute(use->get());
+      FailureOr<Value> r =
+          recomputeWith(rewriter, launch, map, independent, use->get());
       if (failed(r))
         return launch.emitError()
                << "persistent: a computation of the block's tile cannot be "
@@ -1681,27 +1835,90 @@ static LogicalResult makePersistent(RewriterBase &rewriter,
   return success();
 }
 
-/// Relaunches `launch` in clusters of `splits` blocks along z: the grid's z
-/// extent grows `splits` times, and the body sees its former block index
-/// and grid size along z divided by `splits` (the blocks of a cluster share
-/// them; a block's rank in its cluster is the remainder).
+/// Resolves the partner stand-ins of `launch` (findSharedOperands): each
+/// becomes its value recomputed for the partner, from the block index
+/// along `clusterDim` with its lowest bit flipped or, in a persistent
+/// kernel, from the tile loop's tile with its lowest bit flipped (an even
+/// grid pairs tiles 2i and 2i + 1).
+static LogicalResult resolvePartners(RewriterBase &rewriter,
+                                     gpu::LaunchOp launch,
+                                     gpu::Dimension clusterDim,
+                                     bool persistent) {
+  SmallVector<UnrealizedConversionCastOp> partners;
+  launch.getBody().walk([&](UnrealizedConversionCastOp cast) {
+    if (cast->hasAttr(kPartnerAttr))
+      partners.push_back(cast);
+  });
+  for (UnrealizedConversionCastOp partner : partners) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(partner);
+    Location loc = partner.getLoc();
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto flip = [&](Value v) -> Value {
+      return arith::XOrIOp::create(rewriter, loc, v, one);
+    };
+    IRMapping map;
+    if (persistent) {
+      auto loop = partner->getParentOfType<scf::ForOp>();
+      while (loop && !loop->hasAttr(kPersistentTilesAttr))
+        loop = loop->getParentOfType<scf::ForOp>();
+      if (!loop)
+        return partner.emitError("a cluster partner's tile outside the "
+                                 "tile loop");
+      map.map(loop.getInductionVar(), flip(loop.getInductionVar()));
+    } else {
+      // Every name of the block's index along the cluster's dimension.
+      gpu::KernelDim3 ids = launch.getBlockIds();
+      Value id = clusterDim == gpu::Dimension::x   ? ids.x
+                 : clusterDim == gpu::Dimension::y ? ids.y
+                                                   : ids.z;
+      Value partnerId = flip(id);
+      map.map(id, partnerId);
+      launch.getBody().walk([&](gpu::BlockIdOp op) {
+        if (op.getDimension() == clusterDim)
+          map.map(op.getResult(), partnerId);
+      });
+    }
+    DenseSet<Value> independent;
+    FailureOr<Value> value = recomputeWith(rewriter, launch, map, independent,
+                                           partner.getOperand(0));
+    if (failed(value))
+      return partner.emitError("a cluster partner's tile cannot be "
+                               "recomputed from its block index");
+    rewriter.replaceOp(partner, *value);
+  }
+  return success();
+}
+
+/// Relaunches `launch` in clusters of `size` blocks along `dim`. With
+/// `shareIndex` (split-K, along z), the grid's extent along `dim` grows
+/// `size` times, and the body sees its former block index and grid size
+/// along `dim` divided by `size` (the blocks of a cluster share them; a
+/// block's rank in its cluster is the remainder); otherwise the grid and
+/// the body's block indices stay as they are.
 static gpu::LaunchOp launchInClusters(RewriterBase &rewriter,
-                                      gpu::LaunchOp launch, int64_t splits) {
+                                      gpu::LaunchOp launch, gpu::Dimension dim,
+                                      int64_t size, bool shareIndex) {
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(launch);
   Location loc = launch.getLoc();
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, v);
   };
-  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  unsigned d = static_cast<unsigned>(dim);
+  gpu::KernelDim3 gridOperands = launch.getGridSizeOperandValues();
+  SmallVector<Value> grid{gridOperands.x, gridOperands.y, gridOperands.z};
+  if (shareIndex)
+    grid[d] = arith::MulIOp::create(rewriter, loc, grid[d], cst(size));
+  SmallVector<Value> cluster{cst(1), cst(1), cst(1)};
+  cluster[d] = cst(size);
   gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
-  Value gridZ = arith::MulIOp::create(rewriter, loc, grid.z, cst(splits));
   auto clustered = gpu::LaunchOp::create(
-      rewriter, loc, grid.x, grid.y, gridZ, block.x, block.y, block.z,
+      rewriter, loc, grid[0], grid[1], grid[2], block.x, block.y, block.z,
       launch.getDynamicSharedMemorySize(),
       launch.getAsyncToken() ? launch.getAsyncToken().getType() : Type(),
-      launch.getAsyncDependencies(), TypeRange(), TypeRange(), cst(1), cst(1),
-      cst(splits));
+      launch.getAsyncDependencies(), TypeRange(), TypeRange(), cluster[0],
+      cluster[1], cluster[2]);
   Block &body = clustered.getBody().front();
   // The builder gives the body the 12 arguments of a launch without
   // clusters; one with clusters also has their ids and sizes.
@@ -1709,33 +1926,38 @@ static gpu::LaunchOp launchInClusters(RewriterBase &rewriter,
     body.addArgument(rewriter.getIndexType(), loc);
   rewriter.setInsertionPointToStart(&body);
   auto perCluster = [&](Value v) -> Value {
-    return arith::DivUIOp::create(rewriter, loc, v, cst(splits));
+    return arith::DivUIOp::create(rewriter, loc, v, cst(size));
   };
   gpu::KernelDim3 ids = clustered.getBlockIds();
   gpu::KernelDim3 threads = clustered.getThreadIds();
   gpu::KernelDim3 gridSize = clustered.getGridSize();
   gpu::KernelDim3 blockSize = clustered.getBlockSize();
   SmallVector<Value> replacements{
-      ids.x,       ids.y,       perCluster(ids.z),
-      threads.x,   threads.y,   threads.z,
-      gridSize.x,  gridSize.y,  perCluster(gridSize.z),
-      blockSize.x, blockSize.y, blockSize.z};
+      ids.x,       ids.y,       ids.z,       threads.x,  threads.y,
+      threads.z,   gridSize.x,  gridSize.y,  gridSize.z, blockSize.x,
+      blockSize.y, blockSize.z};
+  if (shareIndex) {
+    replacements[d] = perCluster(replacements[d]);
+    replacements[6 + d] = perCluster(replacements[6 + d]);
+  }
   // The builder leaves the body without a terminator: the old one moves.
   rewriter.mergeBlocks(&launch.getBody().front(), &body, replacements);
   // The body may also read them through gpu.block_id and gpu.grid_dim
   // (the batch blocks' indices do).
-  Value blockIndexZ = replacements[2], gridSizeZ = replacements[8];
-  SmallVector<Operation *> reads;
-  clustered.getBody().walk([&](Operation *op) {
-    if (auto id = dyn_cast<gpu::BlockIdOp>(op);
-        id && id.getDimension() == gpu::Dimension::z)
-      reads.push_back(op);
-    if (auto dim = dyn_cast<gpu::GridDimOp>(op);
-        dim && dim.getDimension() == gpu::Dimension::z)
-      reads.push_back(op);
-  });
-  for (Operation *op : reads)
-    rewriter.replaceOp(op, isa<gpu::BlockIdOp>(op) ? blockIndexZ : gridSizeZ);
+  if (shareIndex) {
+    Value blockIndex = replacements[d], gridExtent = replacements[6 + d];
+    SmallVector<Operation *> reads;
+    clustered.getBody().walk([&](Operation *op) {
+      if (auto id = dyn_cast<gpu::BlockIdOp>(op); id && id.getDimension() == dim)
+        reads.push_back(op);
+      if (auto extent = dyn_cast<gpu::GridDimOp>(op);
+          extent && extent.getDimension() == dim)
+        reads.push_back(op);
+    });
+    for (Operation *op : reads)
+      rewriter.replaceOp(op,
+                         isa<gpu::BlockIdOp>(op) ? blockIndex : gridExtent);
+  }
   rewriter.replaceOp(launch, clustered);
   return clustered;
 }
@@ -1778,6 +2000,14 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       return emitDefiniteFailure()
              << "expected each param to hold exactly one integer";
     persistent = *given;
+  }
+  int64_t cluster = 1;
+  if (getCluster()) {
+    FailureOr<int64_t> given = tessel::getSingleIntParam(state, getCluster());
+    if (failed(given))
+      return emitDefiniteFailure()
+             << "expected each param to hold exactly one integer";
+    cluster = *given;
   }
   auto transformOp = cast<transform::TransformOpInterface>(getOperation());
 
@@ -1858,6 +2088,44 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
             "tile recomputes them");
         diag.attachNote(op->getLoc()) << "this one is not";
         return diag;
+      }
+    }
+    // Clusters of two blocks that multicast the operand tiles they share:
+    // along x, or y when x has an odd extent (a persistent grid pairs its
+    // tiles along x).
+    std::optional<gpu::Dimension> clusterDim;
+    if (cluster != 1 && cluster != 2)
+      return fail("cluster = " + Twine(cluster) + " must be 1 or 2");
+    if (cluster == 2) {
+      if (splits > 1)
+        return fail("cluster = 2 with split_k = " + Twine(splits) +
+                    ": split-K runs its blocks in clusters of its own (use "
+                    "one of them)");
+      if (wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8,
+                              bm.allowTf32) > 1)
+        return fail("cluster = 2 does not serve f32 inputs at FP32 "
+                    "accuracy (3xTF32: the producer splits each tile); use "
+                    "cluster = 1, or tessel.allow_tf32");
+      if (bm.launch.hasClusterSize())
+        return fail("cluster = 2 needs a gpu.launch without clusters");
+      std::optional<int64_t> gx = getConstantIntValue(bm.launch.getGridSizeX());
+      std::optional<int64_t> gy = getConstantIntValue(bm.launch.getGridSizeY());
+      if (!gx || !gy)
+        return fail("cluster = 2 needs a gpu.launch with a constant grid");
+      if (persistent) {
+        if ((grid[0] * grid[1] * grid[2]) % 2 != 0)
+          return fail("cluster = 2 with persistent = 1 needs an even number "
+                      "of tiles; the grid has " +
+                      Twine(grid[0] * grid[1] * grid[2]));
+        clusterDim = gpu::Dimension::x;
+      } else if (*gx % 2 == 0) {
+        clusterDim = gpu::Dimension::x;
+      } else if (*gy % 2 == 0) {
+        clusterDim = gpu::Dimension::y;
+      } else {
+        return fail("cluster = 2 needs an even number of blocks along x or "
+                    "y; the grid has " +
+                    Twine(*gx) + " x " + Twine(*gy));
       }
     }
     if (splits > 1) {
@@ -1949,9 +2217,9 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       readable[i] = type.getStridesAndOffset().second != ShapedType::kDynamic &&
                     operand->batchRank() == 0 && !bm.inType.isF32();
     }
-    // Split-K and persistent blocks load their operands with TMA:
-    // misaligned rows are copied.
-    bool tmaOnly = splits > 1 || persistent;
+    // Split-K, persistent and multicasting blocks load their operands with
+    // TMA: misaligned rows are copied.
+    bool tmaOnly = splits > 1 || persistent || clusterDim;
     bool mayRead[2] = {misaligned[0] && readable[0] && !tmaOnly,
                        misaligned[1] && readable[1] && !tmaOnly};
     // With more K steps than producers, one producer warpgroup copies the
@@ -2028,7 +2296,12 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     if (!diag.succeeded())
       return diag;
     if (splits > 1)
-      bm.launch = launchInClusters(rewriter, bm.launch, splits);
+      bm.launch = launchInClusters(rewriter, bm.launch, gpu::Dimension::z,
+                                   splits, /*shareIndex=*/true);
+    // A persistent launch is clustered once its grid is the tiles'.
+    if (clusterDim && !persistent)
+      bm.launch = launchInClusters(rewriter, bm.launch, *clusterDim, 2,
+                                   /*shareIndex=*/false);
 
     SmallVector<Value> workspaces = copyToAlignedRows(
         rewriter, bm.launch,
@@ -2065,13 +2338,22 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     rewriter.setInsertionPoint(last);
     WgmmaEmitter emitter(rewriter, bm, *stages, producers, *a, *bOperand,
                          read[0], read[1], slots, splits,
-                         persistent ? grid[0] * grid[1] * grid[2] : 0);
+                         persistent ? grid[0] * grid[1] * grid[2] : 0,
+                         clusterDim);
     loops.push_back(emitter.emit());
     eraseBlockMatmul(rewriter, bm);
     if (persistent && failed(makePersistent(rewriter, bm.launch,
                                             emitter.tileLoops, indexValues,
                                             grid)))
       return emitDefiniteFailure() << "the persistent rewrite failed";
+    if (clusterDim) {
+      if (failed(resolvePartners(rewriter, bm.launch, *clusterDim,
+                                 persistent)))
+        return emitDefiniteFailure() << "the cluster rewrite failed";
+      if (persistent)
+        bm.launch = launchInClusters(rewriter, bm.launch, *clusterDim, 2,
+                                     /*shareIndex=*/false);
+    }
   }
   results.set(cast<OpResult>(getLoop()), loops);
   return DiagnosedSilenceableFailure::success();
@@ -2083,6 +2365,7 @@ void tessel::RewriteBlockMatmulAsWgmmaOp::getEffects(
   transform::onlyReadsHandle(getStagesMutable(), effects);
   transform::onlyReadsHandle(getSplitKMutable(), effects);
   transform::onlyReadsHandle(getPersistentMutable(), effects);
+  transform::onlyReadsHandle(getClusterMutable(), effects);
   transform::producesHandle(getOperation()->getOpResults(), effects);
   transform::modifiesPayload(effects);
 }

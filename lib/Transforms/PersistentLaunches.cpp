@@ -55,14 +55,29 @@ struct PersistentLaunches
         return WalkResult::advance();
       gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
       APInt x, y, z;
-      if (launch.hasClusterSize() || !matchPattern(grid.x, m_ConstantInt(&x)) ||
+      // Clusters, if any, pair blocks along x (cluster = 2 of the wgmma
+      // rewrite): a runtime launches a multiple of their size.
+      bool clustersAlongX = true;
+      if (launch.hasClusterSize()) {
+        std::optional<gpu::KernelDim3> cluster =
+            launch.getClusterSizeOperandValues();
+        APInt cx, cy, cz;
+        clustersAlongX = matchPattern(cluster->x, m_ConstantInt(&cx)) &&
+                         matchPattern(cluster->y, m_ConstantInt(&cy)) &&
+                         matchPattern(cluster->z, m_ConstantInt(&cz)) &&
+                         cy.isOne() && cz.isOne() &&
+                         it->second % cx.getSExtValue() == 0;
+      }
+      if (!clustersAlongX || !matchPattern(grid.x, m_ConstantInt(&x)) ||
           !matchPattern(grid.y, m_ConstantInt(&y)) ||
           !matchPattern(grid.z, m_ConstantInt(&z)) ||
           x.getSExtValue() != it->second || !y.isOne() || !z.isOne()) {
         launch.emitError() << "a persistent kernel of " << it->second
                            << " tiles must be launched with a constant grid "
                               "of "
-                           << it->second << " x 1 x 1 blocks, no clusters";
+                           << it->second
+                           << " x 1 x 1 blocks, in clusters (if any) along "
+                              "x whose size divides it";
         return WalkResult::interrupt();
       }
       launch->setAttr(tessel::kPersistentLaunchAttrName,

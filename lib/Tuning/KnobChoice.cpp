@@ -116,6 +116,15 @@ constexpr double kSplitReduceCost = 1500;
 /// its efficiency (docs/knob-rule.md).
 constexpr int64_t kLoneBlockStages = 6;
 constexpr double kShallowRingCost = 0.04;
+/// The preference for clusters of two blocks that multicast A's tile where
+/// TMA reads A's rows on 16- but not 32-byte boundaries, and for no
+/// clusters elsewhere (docs/knob-rule.md).
+constexpr double kClusterPreference = 0.08;
+constexpr double kClusterMinFlops = 1e9;
+/// RewriteBlockMatmulAsWgmma's default copy_16b_rows_from: rows on 16- but
+/// not 32-byte boundaries are copied once the other operand's extent
+/// reaches it, and otherwise read by TMA.
+constexpr int64_t kCopy16bRowsFrom = 1536;
 /// The most elements of one matrix (M x K, K x N or M x N) the rule
 /// estimates (2^40: no GPU holds more) and the largest knob value it
 /// models: within these, its products (blocks, shared memory) fit in 64
@@ -190,6 +199,14 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
                                 splits));
   // Persistent blocks (wgmma): each walks several tiles.
   bool persistent = p.get("persistent").value_or(0) == 1;
+  // Clusters of two blocks that multicast shared operand tiles (wgmma).
+  int64_t cluster = p.get("cluster").value_or(1);
+  if (cluster != 1 && cluster != 2)
+    return refuse(llvm::formatv("cluster={0} is not 1 or 2", cluster));
+  if (cluster > 1 && !wgmma)
+    return refuse(llvm::formatv("cluster={0}: only the wgmma schedule "
+                                "multicasts",
+                                cluster));
 
   // Constraints the schedules check (the dry run is the final judge).
   int64_t threads = 128;
@@ -263,6 +280,21 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     if (persistent && s.wgmmaParts > 1)
       return refuse("persistent=1: 3xTF32 (f32 at FP32 accuracy) is not "
                     "persistent");
+    if (cluster > 1) {
+      int64_t gx = llvm::divideCeil(s.n, en), gy = llvm::divideCeil(s.m, em);
+      if (splits > 1)
+        return refuse(llvm::formatv("cluster=2 with split_k={0}: split-K "
+                                    "has clusters of its own",
+                                    splits));
+      if (s.wgmmaParts > 1)
+        return refuse("cluster=2: 3xTF32 (f32 at FP32 accuracy) does not "
+                      "multicast");
+      if (persistent ? (gx * gy * s.batch) % 2 != 0
+                     : gx % 2 != 0 && gy % 2 != 0)
+        return refuse(llvm::formatv(
+            "cluster=2: the {0} x {1} tiles{2} do not pair", gx, gy,
+            s.batch > 1 ? llvm::formatv(" x {0}", s.batch).str() : ""));
+    }
   }
   if (threads > 1024 || threads < 1)
     return refuse(
@@ -412,6 +444,22 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // Splitting K pays its reduction and cluster barriers: only where it
   // clearly wins.
   prefer("split_k", 1, 0.05);
+  // Clusters: a pair of non-persistent blocks along a block row (group_m 1,
+  // an even number of N tiles) shares A's tile, each block reading half of
+  // it. Where TMA reads A's rows on 16- but not 32-byte boundaries (five
+  // sectors for each 128-byte box row) in a matmul of 1 GFLOP or more,
+  // that paid 1.04-1.12x on an H100 (1000^3 f16 and bf16, 600x1000x1400
+  // f16); a tiny one (74x70x184, 4 blocks) ran 0.6x as fast, and
+  // elsewhere the cluster barriers and the lockstep of two blocks cost
+  // 1-16% on small shapes and gained 0-4% on large ones (docs/wgmma.md,
+  // "Clusters"): clusters are preferred only there.
+  int64_t gx = llvm::divideCeil(s.n, en);
+  bool slowRowsA = s.inBytes == 2 && (s.k * s.inBytes) % 32 == 16 &&
+                   s.n < kCopy16bRowsFrom &&
+                   2.0 * s.m * s.n * s.k * s.batch >= kClusterMinFlops;
+  bool halvesSlowA = wgmma && slowRowsA && !persistent && splits == 1 &&
+                     p.get("group_m").value_or(1) == 1 && gx % 2 == 0;
+  prefer("cluster", halvesSlowA ? 2 : 1, kClusterPreference);
   prefer("padding", p.defaultOf("padding"), 0.01);
   prefer("stage_output", p.defaultOf("stage_output"), 0.01);
   // Register pressure and occupancy, which the efficiency term leaves out,

@@ -9,7 +9,7 @@
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=SKINNY
-// SKINNY: knob_source = "rule (sm_90, 132 SMs)", knobs = {group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// SKINNY: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 
 // K = 9 is one K step of mma.sync's smallest tile_k: a loop of one
 // iteration, which is not pipelined, so any stages value serves it; the
@@ -23,20 +23,34 @@
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir sm-count=16" \
 // RUN:   | FileCheck %s --check-prefix=FEW-SMS
-// FEW-SMS: knob_source = "rule (sm_90, 16 SMs)", knobs = {group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+// FEW-SMS: knob_source = "rule (sm_90, 16 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
 
 // 4096^3: 128x256 blocks in groups of 8 block rows, persistent (512 tiles
 // for 132 SMs: each block walks about 4).
 // RUN: tessel-opt %examples/matmul_relu_4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=LARGE
-// LARGE: knobs = {group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+// LARGE: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+
+// 1000^3: A's rows (2000 bytes) start on 16- but not 32-byte boundaries
+// and TMA reads them (N is below copy_16b_rows_from): the rule pairs the
+// blocks of a block row in clusters that multicast A's tile, each reading
+// half of it (1.08x on an H100). 1008^3's rows are 32-byte aligned: no
+// clusters.
+// RUN: sed 's/1024/1000/g' %examples/matmul_relu_1024_f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=SLOW-ROWS
+// SLOW-ROWS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// RUN: sed 's/1024/1008/g' %examples/matmul_relu_1024_f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=ALIGNED-ROWS
+// ALIGNED-ROWS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 
 // knobs= wins; the rule picks the rest.
 // RUN: tessel-opt %examples/matmul_relu_4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_n=128" \
 // RUN:   | FileCheck %s --check-prefix=GIVEN
-// GIVEN: knob_source = "rule (sm_90, 132 SMs); knobs= sets tile_n", knobs = {group_m = 8 : i64, persistent = {{[01]}} : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = {{[0-9]+}} : i64, tile_n = 128 : i64}
+// GIVEN: knob_source = "rule (sm_90, 132 SMs); knobs= sets tile_n", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = {{[01]}} : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = {{[0-9]+}} : i64, tile_n = 128 : i64}
 
 // An f32 output whose rows are not 16-byte aligned (N = 7001) is stored one
 // column at a time; with K = 8 the stores are the kernel, and the rule
@@ -68,7 +82,7 @@
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir defaults=schedule" \
 // RUN:   | FileCheck %s --check-prefix=WRITTEN
-// WRITTEN: knob_source = "schedule defaults", knobs = {group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// WRITTEN: knob_source = "schedule defaults", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
 
 // A list of schedules: mma.sync cannot take f32 inputs, SIMT serves them; a
 // remark says which served and why the others could not.
@@ -94,7 +108,7 @@
 // RUN: tessel-opt %S/Inputs/matmul-relu-2000x3000x1500-f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=WAVES
-// WAVES: knob_source = "rule (sm_90, 132 SMs)", knobs = {group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 192 : i64}
+// WAVES: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 192 : i64}
 
 // Knobs one schedule lacks make it skip that schedule (stage_output is an
 // mma.sync knob).

@@ -7,7 +7,7 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
     %c128 = arith.constant 128 : index
-    // expected-error@below {{a persistent kernel of 4 tiles must be launched with a constant grid of 4 x 1 x 1 blocks, no clusters}}
+    // expected-error@below {{a persistent kernel of 4 tiles must be launched with a constant grid of 4 x 1 x 1 blocks, in clusters (if any) along x whose size divides it}}
     gpu.launch_func @persistent::@k blocks in (%c2, %c2, %c1) threads in (%c128, %c1, %c1)
     return
   }

@@ -396,6 +396,27 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
       cannot read are copied; `split_k` > 1 and FP32-accurate f32 (3xTF32)
       are refused.
 
+    - With `cluster` = 2 (an optional param, default 1), the launch runs in
+      thread-block clusters of two blocks (along x, or along y when the
+      grid's x extent is odd; persistent: along x, with an even number of
+      tiles and an even grid) that share an operand's loads. Each block
+      finds its partner's tile (the block index, or the persistent tile,
+      with its lowest bit flipped, through the same computations as its
+      own) and, for each operand whose tile the two share, loads half of
+      it (its rows `r * BM / 2 ..` for A, `r * BN / 2 ..` for a K-major
+      B, the rows `r * 32 ..` of each box of an MN-major B, through
+      tensor maps with half boxes) with `multicast_mask = 3`: TMA writes
+      it into both blocks' rings at the same offset and completes the
+      transaction bytes on both blocks' full barriers. An operand the two
+      do not share is loaded whole, as without clusters. The consumers
+      release each stage on their own empty barrier and, one thread per
+      warp, on the partner's (`nvvm.mapa` and a cluster-scope
+      `nvvm.mbarrier.arrive`), so a stage is refilled only when both
+      blocks have read it. A cluster barrier follows the barriers'
+      initialization and precedes the blocks' exit. Operands whose rows
+      TMA cannot read are copied; `split_k` > 1, 3xTF32 and a launch that
+      already has clusters are refused.
+
     The consumers' K loop is returned and marked with the unit attribute
     `tessel.wgmma_main_loop`. The launch gets `128 * (BM / 64 + 1)` threads
     along x and `max(ring, staged tile) + 1024` bytes of workgroup memory
@@ -409,8 +430,9 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
         : (!transform.any_op, !transform.param<i64>) -> !transform.any_op
     %loop = transform.tessel.rewrite_block_matmul_as_wgmma %matmul
         stages %stages split_k %split_k persistent %persistent
+        cluster %cluster
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
     ```
 
     #### Return modes
@@ -436,8 +458,11 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     `split_k` exceeds 65535; `persistent` is not 0 or 1, or is 1 with
     `split_k` > 1, f32 inputs at FP32 accuracy, clusters, a grid that is
     not constant, or block-index computations in the body that have side
-    effects. Fails definitely when `stages`, `split_k` or `persistent`
-    does not hold exactly one integer, or when `copy_16b_rows_from` or
+    effects; `cluster` is not 1 or 2, or is 2 with `split_k` > 1, 3xTF32,
+    a launch with clusters, or a grid that cannot be paired (a grid that
+    is not constant or has odd x and y extents; persistent: an odd number
+    of tiles). Fails definitely when `stages`, `split_k`, `persistent` or
+    `cluster` does not hold exactly one integer, or when `copy_16b_rows_from` or
     `read_misaligned_rows_max_k` is negative.
   }];
 
@@ -445,12 +470,13 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
                        TransformParamTypeInterface:$stages,
                        Optional<TransformParamTypeInterface>:$split_k,
                        Optional<TransformParamTypeInterface>:$persistent,
+                       Optional<TransformParamTypeInterface>:$cluster,
                        OptionalAttr<I64Attr>:$copy_16b_rows_from,
                        OptionalAttr<I64Attr>:$read_misaligned_rows_max_k);
   let results = (outs TransformHandleTypeInterface:$loop);
   let assemblyFormat = [{
     $target `stages` $stages (`split_k` $split_k^)?
-    (`persistent` $persistent^)? attr-dict `:`
+    (`persistent` $persistent^)? (`cluster` $cluster^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let cppNamespace = "::tessel";

@@ -132,18 +132,23 @@ inline int64_t accumulatorRegs(int64_t bn, int64_t parts = 1) {
 /// TMA load of a stage (CUTLASS's warp-specialized kernels keep 40); the
 /// consumers take the rest (setmaxnreg).
 inline constexpr int64_t kTmaProducerRegs = 40;
+/// ... and when it also finds which tiles its cluster partner shares and
+/// chooses between half and whole loads for each (40 spilled a persistent
+/// kernel's producer, whose K loop is unrolled by the stages).
+inline constexpr int64_t kMulticastProducerRegs = 56;
 
 /// The registers each consumer thread of a block of `consumers` consumer
 /// warpgroups and one producer warpgroup can have once the producer keeps
-/// only kTmaProducerRegs: the block's registers at entry (ptxas gives each
+/// only `producerRegs`: the block's registers at entry (ptxas gives each
 /// thread registersPerThread, as .maxntid allows, when the kernel has
 /// setmaxnreg) with the producer's released share split among the
 /// consumers, in steps of 8 (setmaxnreg's unit), at most 256. setmaxnreg.inc
 /// waits until the block's pool has what it asks, so the consumers never ask
 /// for more than the producer released.
-inline int64_t rebalancedConsumerRegs(int64_t consumers) {
+inline int64_t rebalancedConsumerRegs(int64_t consumers,
+                                      int64_t producerRegs = kTmaProducerRegs) {
   int64_t entry = registersPerThread(kWarpgroupThreads * (consumers + 1));
-  int64_t released = entry - kTmaProducerRegs;
+  int64_t released = entry - producerRegs;
   return std::min<int64_t>(256, (entry + released / consumers) / 8 * 8);
 }
 
