@@ -78,6 +78,12 @@ for _m, _n, _k in ANCHORS:
         CASES[f"rule-{'tf32' if _tf32 else 'x3'}-{_m}x{_n}x{_k}"] = (
             _m, _n, _k, "rule", _tf32, "relu", False)
 
+# TF32 in clusters of two blocks that multicast shared tiles (the rule's
+# other knobs for cluster = 2), against the rule's kernels above.
+for _m, _n, _k in ANCHORS:
+    CASES[f"rule-c2-tf32-{_m}x{_n}x{_k}"] = (
+        _m, _n, _k, "cluster=2", True, "relu", False)
+
 # B stored [k, n] (copied transposed, then wgmma), at the rule's knobs, and
 # SIMT (what such f32 inputs got before) on the small ones.
 for _m, _n, _k in ANCHORS + ((100, 60, 20), (77, 33, 19), (513, 257, 1031)):
@@ -126,9 +132,15 @@ def prepare(directory):
         ir = linear_ir(m, n, k, "f32", bias=bias, activation=act,
                        weight=weight, allow_tf32=tf32)
         (d / "in.mlir").write_text(ir)
-        knobs = ("defaults=rule" if knobs in (None, "rule") else "knobs=" + ",".join(
-            f"{key}={value}" for key, value in
-            dict(dict(group_m=8, split_k=1), **knobs).items()))
+        # A string other than "rule" gives some knobs over the rule's.
+        if knobs in (None, "rule"):
+            knobs = "defaults=rule"
+        elif isinstance(knobs, str):
+            knobs = "knobs=" + knobs
+        else:
+            knobs = "knobs=" + ",".join(
+                f"{key}={value}" for key, value in
+                dict(dict(group_m=8, split_k=1), **knobs).items())
         p = subprocess.run(
             [str(tessel_opt), str(d / "in.mlir"),
              f"--tessel-apply-schedule=schedule={schedule} {knobs}",
