@@ -108,6 +108,17 @@ for _m, _n, _k in ((128, 4096, 4096), (256, 1024, 1024), (1024, 1024, 1024),
                                          stages=_stages, split_k=_split),
                         _tf32, "relu", False)
 
+# 3xTF32 on the thin and small shapes with shallow rings (2 or 3 stages of
+# 64-row tiles: two blocks fit an SM's shared memory, so one's FP32 adds
+# overlap the other's products).
+for _m, _n, _k in ((128, 4096, 4096), (256, 1024, 1024)):
+    for _tn in (64, 128):
+        for _stages in (2, 3):
+            for _split in (1, 2, 4):
+                CASES[f"split-x3-{_m}x{_n}x{_k}-64x{_tn}s{_stages}k{_split}"] = (
+                    _m, _n, _k, dict(tile_m=64, tile_n=_tn, stages=_stages,
+                                     split_k=_split), False, "relu", False)
+
 
 def case(name):
     """The case's fields, its weight layout ("nk", "kn") included."""
