@@ -65,7 +65,7 @@ struct PersistentLaunches
         clustersAlongX = matchPattern(cluster->x, m_ConstantInt(&cx)) &&
                          matchPattern(cluster->y, m_ConstantInt(&cy)) &&
                          matchPattern(cluster->z, m_ConstantInt(&cz)) &&
-                         cy.isOne() && cz.isOne() &&
+                         cy.isOne() && cz.isOne() && cx.getSExtValue() >= 1 &&
                          it->second % cx.getSExtValue() == 0;
       }
       if (!clustersAlongX || !matchPattern(grid.x, m_ConstantInt(&x)) ||
