@@ -1849,37 +1849,48 @@ static LogicalResult resolvePartners(RewriterBase &rewriter,
     if (cast->hasAttr(kPartnerAttr))
       partners.push_back(cast);
   });
+  if (partners.empty())
+    return success();
+  // The stand-ins follow each other in the producer's block
+  // (findSharedOperands): one mapping serves them all, its clones placed
+  // before the first, so that the values they share (the group_m order)
+  // are recomputed once.
+  UnrealizedConversionCastOp first = partners.front();
+  for (UnrealizedConversionCastOp partner : partners)
+    if (partner->getBlock() != first->getBlock())
+      return partner.emitError("the cluster partner's tile values are not "
+                               "in one block");
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(first);
+  Location loc = first.getLoc();
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  auto flip = [&](Value v) -> Value {
+    return arith::XOrIOp::create(rewriter, loc, v, one);
+  };
+  IRMapping map;
+  if (persistent) {
+    auto loop = first->getParentOfType<scf::ForOp>();
+    while (loop && !loop->hasAttr(kPersistentTilesAttr))
+      loop = loop->getParentOfType<scf::ForOp>();
+    if (!loop)
+      return first.emitError("a cluster partner's tile outside the tile "
+                             "loop");
+    map.map(loop.getInductionVar(), flip(loop.getInductionVar()));
+  } else {
+    // Every name of the block's index along the cluster's dimension.
+    gpu::KernelDim3 ids = launch.getBlockIds();
+    Value id = clusterDim == gpu::Dimension::x   ? ids.x
+               : clusterDim == gpu::Dimension::y ? ids.y
+                                                 : ids.z;
+    Value partnerId = flip(id);
+    map.map(id, partnerId);
+    launch.getBody().walk([&](gpu::BlockIdOp op) {
+      if (op.getDimension() == clusterDim)
+        map.map(op.getResult(), partnerId);
+    });
+  }
+  DenseSet<Value> independent;
   for (UnrealizedConversionCastOp partner : partners) {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(partner);
-    Location loc = partner.getLoc();
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    auto flip = [&](Value v) -> Value {
-      return arith::XOrIOp::create(rewriter, loc, v, one);
-    };
-    IRMapping map;
-    if (persistent) {
-      auto loop = partner->getParentOfType<scf::ForOp>();
-      while (loop && !loop->hasAttr(kPersistentTilesAttr))
-        loop = loop->getParentOfType<scf::ForOp>();
-      if (!loop)
-        return partner.emitError("a cluster partner's tile outside the "
-                                 "tile loop");
-      map.map(loop.getInductionVar(), flip(loop.getInductionVar()));
-    } else {
-      // Every name of the block's index along the cluster's dimension.
-      gpu::KernelDim3 ids = launch.getBlockIds();
-      Value id = clusterDim == gpu::Dimension::x   ? ids.x
-                 : clusterDim == gpu::Dimension::y ? ids.y
-                                                   : ids.z;
-      Value partnerId = flip(id);
-      map.map(id, partnerId);
-      launch.getBody().walk([&](gpu::BlockIdOp op) {
-        if (op.getDimension() == clusterDim)
-          map.map(op.getResult(), partnerId);
-      });
-    }
-    DenseSet<Value> independent;
     FailureOr<Value> value = recomputeWith(rewriter, launch, map, independent,
                                            partner.getOperand(0));
     if (failed(value))
@@ -1971,7 +1982,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
            << "expected each param to hold exactly one integer";
   // Rows on 16- but not 32-byte boundaries are copied once the other
   // operand's extent reaches this (docs/any-shape.md).
-  int64_t worthCopying = getCopy_16bRowsFrom().value_or(1536);
+  int64_t worthCopying = getCopy_16bRowsFrom().value_or(wgmma::kCopy16bRowsFrom);
   if (worthCopying < 0)
     return emitDefiniteFailure()
            << "copy_16b_rows_from = " << worthCopying
@@ -2041,6 +2052,19 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     if (splits > steps)
       return fail("split_k = " + Twine(splits) + " exceeds the " +
                   Twine(steps) + " K steps of " + Twine(stepK(bm)));
+    // Refusals the knobs share: persistent and multicasting blocks do not
+    // serve 3xTF32 (its producer splits each tile), and a launch with
+    // clusters already serves none of persistent, cluster and split_k.
+    bool splitsF32 = wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8,
+                                         bm.allowTf32) > 1;
+    auto refuseSplitF32 = [&](StringRef knob, StringRef off) {
+      return fail(knob + " does not serve f32 inputs at FP32 accuracy "
+                         "(3xTF32: the producer splits each tile); use " +
+                  off + ", or tessel.allow_tf32");
+    };
+    auto refuseClusters = [&](StringRef knob) {
+      return fail(knob + " needs a gpu.launch without clusters");
+    };
     // Persistent: one block per SM (or as many as fit) walks the tiles, its
     // producer loading the next tile while the consumers finish one.
     std::array<int64_t, 3> grid = {1, 1, 1};
@@ -2051,13 +2075,10 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
         return fail("persistent = 1 with split_k = " + Twine(splits) +
                     ": a persistent kernel does not split K across a "
                     "cluster (use one of them)");
-      if (wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8,
-                              bm.allowTf32) > 1)
-        return fail("persistent = 1 does not serve f32 inputs at FP32 "
-                    "accuracy (3xTF32: the producer splits each tile); use "
-                    "persistent = 0, or tessel.allow_tf32");
+      if (splitsF32)
+        return refuseSplitF32("persistent = 1", "persistent = 0");
       if (bm.launch.hasClusterSize())
-        return fail("persistent = 1 needs a gpu.launch without clusters");
+        return refuseClusters("persistent = 1");
       gpu::KernelDim3 sizes = bm.launch.getGridSizeOperandValues();
       int64_t tiles = 1;
       for (auto [d, size] :
@@ -2101,13 +2122,10 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
         return fail("cluster = 2 with split_k = " + Twine(splits) +
                     ": split-K runs its blocks in clusters of its own (use "
                     "one of them)");
-      if (wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8,
-                              bm.allowTf32) > 1)
-        return fail("cluster = 2 does not serve f32 inputs at FP32 "
-                    "accuracy (3xTF32: the producer splits each tile); use "
-                    "cluster = 1, or tessel.allow_tf32");
+      if (splitsF32)
+        return refuseSplitF32("cluster = 2", "cluster = 1");
       if (bm.launch.hasClusterSize())
-        return fail("cluster = 2 needs a gpu.launch without clusters");
+        return refuseClusters("cluster = 2");
       std::optional<int64_t> gx = getConstantIntValue(bm.launch.getGridSizeX());
       std::optional<int64_t> gy = getConstantIntValue(bm.launch.getGridSizeY());
       if (!gx || !gy)
@@ -2130,7 +2148,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     }
     if (splits > 1) {
       if (bm.launch.hasClusterSize())
-        return fail("split_k needs a gpu.launch without clusters");
+        return refuseClusters("split_k");
       if (bm.launch.getNumWorkgroupAttributions() +
               bm.launch.getNumPrivateAttributions() >
           0)

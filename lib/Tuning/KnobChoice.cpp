@@ -120,11 +120,8 @@ constexpr double kShallowRingCost = 0.04;
 /// TMA reads A's rows on 16- but not 32-byte boundaries, and for no
 /// clusters elsewhere (docs/knob-rule.md).
 constexpr double kClusterPreference = 0.08;
+/// ... in matmuls of at least this many flops (a tiny one lost).
 constexpr double kClusterMinFlops = 1e9;
-/// RewriteBlockMatmulAsWgmma's default copy_16b_rows_from: rows on 16- but
-/// not 32-byte boundaries are copied once the other operand's extent
-/// reaches it, and otherwise read by TMA.
-constexpr int64_t kCopy16bRowsFrom = 1536;
 /// The most elements of one matrix (M x K, K x N or M x N) the rule
 /// estimates (2^40: no GPU holds more) and the largest knob value it
 /// models: within these, its products (blocks, shared memory) fit in 64
@@ -182,8 +179,9 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   int64_t granule = simt ? 1 : (wgmma ? 64 : 16);
   int64_t em = std::min(tm, roundUp(s.m, granule));
   int64_t en = std::min(tn, roundUp(s.n, granule));
-  int64_t blocks =
-      llvm::divideCeil(s.m, em) * llvm::divideCeil(s.n, en) * s.batch;
+  // Blocks along N (grid x) and all of them.
+  int64_t gx = llvm::divideCeil(s.n, en);
+  int64_t blocks = llvm::divideCeil(s.m, em) * gx * s.batch;
   int64_t tk =
       p.get("tile_k").value_or(wgmma ? tessel::wgmma::tileK(s.inBytes) : 16);
   int64_t kSteps = llvm::divideCeil(s.k, tk);
@@ -281,7 +279,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
       return refuse("persistent=1: 3xTF32 (f32 at FP32 accuracy) is not "
                     "persistent");
     if (cluster > 1) {
-      int64_t gx = llvm::divideCeil(s.n, en), gy = llvm::divideCeil(s.m, em);
+      int64_t gy = llvm::divideCeil(s.m, em);
       if (splits > 1)
         return refuse(llvm::formatv("cluster=2 with split_k={0}: split-K "
                                     "has clusters of its own",
@@ -453,9 +451,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // elsewhere the cluster barriers and the lockstep of two blocks cost
   // 1-16% on small shapes and gained 0-4% on large ones (docs/wgmma.md,
   // "Clusters"): clusters are preferred only there.
-  int64_t gx = llvm::divideCeil(s.n, en);
   bool slowRowsA = s.inBytes == 2 && (s.k * s.inBytes) % 32 == 16 &&
-                   s.n < kCopy16bRowsFrom &&
+                   s.n < tessel::wgmma::kCopy16bRowsFrom &&
                    2.0 * s.m * s.n * s.k * s.batch >= kClusterMinFlops;
   bool halvesSlowA = wgmma && slowRowsA && !persistent && splits == 1 &&
                      p.get("group_m").value_or(1) == 1 && gx % 2 == 0;
