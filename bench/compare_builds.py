@@ -34,6 +34,7 @@ import itertools
 import json
 import math
 import pathlib
+import re
 import shutil
 import statistics
 import sys
@@ -82,6 +83,8 @@ def prepare(args):
     variants = dict(v.split("=", 1) for v in args.variant) or {"": ""}
     out = pathlib.Path(args.dir)
     for name, kind, m, n, k, dtype, act in CASES:
+        if args.cases and not re.search(args.cases, name):
+            continue
         for (build, opt), (variant, knobs) in itertools.product(
                 builds.items(), variants.items()):
             # Each build's tessel-opt compiles; the kernel cache keys on the
@@ -209,6 +212,8 @@ def main():
     pp.add_argument("--variant", action="append", default=[],
                     help="NAME=KNOBS given over the chosen ones, e.g. "
                     "persistent=1 (repeatable; empty KNOBS: none)")
+    pp.add_argument("--cases", help="a regular expression: only the cases "
+                    "whose names it matches (default: all)")
     pp.add_argument("--rule", action="store_true",
                     help="ignore the tuned records: each build's knob rule "
                     "picks (132 SMs), to compare rules")
