@@ -116,6 +116,12 @@ constexpr double kSplitReduceCost = 1500;
 /// its efficiency (docs/knob-rule.md).
 constexpr int64_t kLoneBlockStages = 6;
 constexpr double kShallowRingCost = 0.04;
+/// 3xTF32: multiply-adds each K step of a block costs besides its products
+/// (its consumers wait for the step's wgmma group, then add its partial in
+/// FP32, before the next: docs/knob-rule.md), and the efficiency of two or
+/// more consumer warpgroups, which the producer's split keeps waiting.
+constexpr double kSplitF32StepCost = 3.8e5;
+constexpr double kSplitF32ConsumersEfficiency = 0.85;
 /// The preference for clusters of two blocks that multicast A's tile where
 /// TMA reads A's rows on 16- but not 32-byte boundaries, and for no
 /// clusters elsewhere (docs/knob-rule.md).
@@ -358,6 +364,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
       efficiency *= 0.7;
     if (consumers == 3)
       efficiency *= 0.85;
+    if (splitsF32 && consumers >= 2)
+      efficiency *= kSplitF32ConsumersEfficiency;
     // Fewer than 4 stages leave the tensor cores waiting for loads: at
     // 128x256, persistent blocks with 3 stages ran 0.915x-0.975x as fast as
     // with 4 on seven shapes (H200, two sessions, each against the same
@@ -384,7 +392,10 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // fitted to H100 times (bench/results/split-k), where splitting paid
     // only for thin problems with a long K.
     if (splits > 1)
-      perBlock += kSplitReduceCost * roundUp(em, 64) * roundUp(en, 64);
+      perBlock += kSplitReduceCost * roundUp(em, 64) * roundUp(en, 64) *
+                  (splitsF32 ? double(splits - 1) : 1.0);
+    if (splitsF32)
+      perBlock += kSplitF32StepCost * double(llvm::divideCeil(kSteps, splits));
   }
   double time = double(perSM) * (work / efficiency + perBlock);
   // A persistent block loads its next tile's first stages while the

@@ -64,6 +64,17 @@
 // RUN:   | FileCheck %s --check-prefix=VECTOR-STORES
 // VECTOR-STORES: knobs = {thread_m = 4 : i64, thread_n = 4 : i64,
 
+// FP32-accurate f32 (3xTF32) at 128x4096x4096: each K step's wait and FP32
+// add is charged, so 64 steps of 64x128 tiles split 2 ways beat 128 steps
+// of 64x64 (measured on an H100: 56.0 against 69.8 us,
+// bench/results/f32/README.md, "split-K").
+// RUN: sed -e 's/xf16>/xf32>/g' -e 's/%out: f16/%out: f32/' \
+// RUN:   -e 's/= arith.truncf %r : f32 to f16/= arith.addf %r, %zero : f32/' \
+// RUN:   -e 's/yield \(.*\) : f16/yield \1 : f32/' %examples/matmul_relu_128x4096x4096_f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=X3-THIN
+// X3-THIN: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 4 : i64, tile_m = 64 : i64, tile_n = 128 : i64}
+
 // Knob options no kernel can use (0, negative, 2^62) are not ranked (the
 // rule divided by a zero tile_k): it picks the one usable point.
 // RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
