@@ -10,7 +10,9 @@ do_bench between runs): PyTorch's copy of B (read + write), its sum of B
 Triton kernels that stream B in [BK, BN] tiles, each program a column
 block and a share of K (split-K, f32 atomics into a zeroed buffer; the
 ReLU and the conversion are left out, so these bound what a streaming
-kernel of that shape can move). Each Triton output is checked against
+kernel of that shape can move), and at M = 1 Triton kernels that read
+whole rows of B (each program a range of K and every column). Each
+Triton output is checked against
 torch's matmul.
 
     python3 bench/decode_bandwidth.py --out decode-bandwidth.json
@@ -25,6 +27,8 @@ import sys
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--ms", default="1,32,128")
+    p.add_argument("--rows-only", action="store_true",
+                   help="M = 1, only the kernels that read whole rows")
     p.add_argument("--n", type=int, default=8192)
     p.add_argument("--k", type=int, default=8192)
     p.add_argument("--out", required=True)
@@ -57,6 +61,23 @@ def main():
         tl.atomic_add(c + rm[:, None] * N + rn[None, :], acc,
                       mask=rm[:, None] < M)
 
+    @triton.jit
+    def rows(a, b, c, K, k_share, N: tl.constexpr, BK: tl.constexpr):
+        # M = 1: each program reads whole rows of B (a range of K, every
+        # column: contiguous N * 2 bytes per row) into one accumulator of
+        # N columns, then adds it into c.
+        pid = tl.program_id(0)
+        rn = tl.arange(0, N)
+        acc = tl.zeros((N,), dtype=tl.float32)
+        k0 = pid * k_share
+        for kk in range(0, k_share, BK):
+            rk = k0 + kk + tl.arange(0, BK)
+            bt = tl.load(b + rk[:, None] * N + rn[None, :])
+            at = tl.load(a + rk)
+            acc += tl.sum(at.to(tl.float32)[:, None] * bt.to(tl.float32),
+                          axis=0)
+        tl.atomic_add(c + rn, acc)
+
     dev = "cuda"
     n, k = args.n, args.k
     torch.manual_seed(0)
@@ -83,6 +104,8 @@ def main():
             triton.next_power_of_2(m)
         for bn, bk, splits, warps, stages in itertools.product(
                 (64, 128, 256), (64, 128), (1, 2, 4, 8), (4, 8), (3, 4)):
+            if args.rows_only:
+                break
             if bm * bn > 128 * 256 or (bm < 16 and bn * bk > 128 * 128):
                 continue
             if k % (splits * bk):
@@ -110,6 +133,29 @@ def main():
                                   "warps": warps, "stages": stages,
                                   "us": t * 1e3, "tb_s": bytes_moved / t / 1e9,
                                   "rel_error": err, "passed": err < 1e-2})
+        if m == 1:
+            for bk, programs, warps, stages in itertools.product(
+                    (1, 2, 4), (128, 256, 512), (4, 8, 16), (2, 3)):
+                c = torch.zeros(m, n, device=dev, dtype=torch.float32)
+
+                def run():
+                    c.zero_()
+                    rows[(programs,)](a, b, c, k, k // programs, N=n, BK=bk,
+                                      num_warps=warps, num_stages=stages)
+                try:
+                    run()
+                    torch.cuda.synchronize()
+                except Exception as e:
+                    print(f"rows bk{bk} p{programs} w{warps} st{stages}: "
+                          f"{str(e).splitlines()[0][:80]}", flush=True)
+                    continue
+                err = ((c - ref).norm() / ref.norm()).item()
+                t = max(bench(run) - bench(lambda: c.zero_()), 1e-6)
+                row["triton"].append({"rows": True, "bk": bk,
+                                      "programs": programs, "warps": warps,
+                                      "stages": stages, "us": t * 1e3,
+                                      "tb_s": bytes_moved / t / 1e9,
+                                      "rel_error": err, "passed": err < 1e-2})
         ok = [r for r in row["triton"] if r["passed"]]
         best = max(ok, key=lambda r: r["tb_s"]) if ok else None
         row["triton_best"] = best
