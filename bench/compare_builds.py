@@ -71,6 +71,12 @@ CASES = [
     ("64x4096x4096-f16", "relu", 64, 4096, 4096, "f16", None),
     ("1x8192x8192-f16", "relu", 1, 8192, 8192, "f16", None),
     ("32x8192x8192-f16", "relu", 32, 8192, 8192, "f16", None),
+    # Whole waves of 128x256 tiles on 132 SMs (1056 and 528 tiles) beside
+    # the shapes above (1024 and 512 tiles: 7.76 and 3.88 waves).
+    ("wave-linear-8448x4096x4096-bf16-relu", "linear", 8448, 4096, 4096,
+     "bf16", "relu"),
+    ("wave-4224x4096x4096-f16", "relu", 4224, 4096, 4096, "f16", None),
+    ("tf32-2048^3-relu", "tf32", 2048, 2048, 2048, "f32", "relu"),
     ("tf32-4096^3-relu", "tf32", 4096, 4096, 4096, "f32", "relu"),
     ("tf32-16384x1024x4096-relu", "tf32", 16384, 1024, 4096, "f32", "relu"),
     ("tf32-4096x4096x1024-relu", "tf32", 4096, 4096, 1024, "f32", "relu"),
