@@ -12,6 +12,7 @@
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Transform/TuneExtension/TuneExtensionOps.h"
@@ -660,9 +661,21 @@ LogicalResult ApplySchedule::tryChoice(Library &lib, const Choice &choice,
       failed(transform::applyTransformNamedSequence(
           copy.get(), entryOp, lib.module.get(),
           transform::TransformOptions()))) {
-    emitError(tessel::payloadLocation(payload))
-        << "schedule '" << lib.path << "' (entry @" << entry
-        << ") failed on this payload with knobs: " << knobSummary(lib);
+    InFlightDiagnostic diag = emitError(tessel::payloadLocation(payload))
+                              << "schedule '" << lib.path << "' (entry @"
+                              << entry << ") failed on this payload with "
+                              << "knobs: " << knobSummary(lib);
+    // What a schedule's matchers most often find nothing of.
+    bool hasContraction = false;
+    payload.walk([&](linalg::LinalgOp op) {
+      hasContraction |= linalg::isaContractionOpInterface(op);
+      return hasContraction ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (!hasContraction)
+      diag.attachNote() << "the payload has no linalg contraction (a "
+                           "linalg.matmul, linalg.batch_matmul or "
+                           "contraction linalg.generic) for the schedule "
+                           "to tile";
     return failure();
   }
   payload.getBodyRegion().takeBody(copy->getBodyRegion());

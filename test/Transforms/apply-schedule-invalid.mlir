@@ -19,6 +19,15 @@
 // RUN:   | FileCheck %s --check-prefix=UNKNOWN-SIMT
 // UNKNOWN-SIMT: error: schedule '{{.*}}matmul_relu_simt.mlir' has no knob named 'tile' (its knobs: tile_m, tile_n, tile_k, thread_m, thread_n)
 
+// A payload without a contraction: the schedule's matchers find nothing,
+// and a note says why.
+// RUN: echo 'func.func @f(%%a: tensor<4xf32>) -> tensor<4xf32> { return %%a : tensor<4xf32> }' \
+// RUN:   | not tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NO-CONTRACTION
+// NO-CONTRACTION: error: schedule '{{.*}}matmul_relu_wgmma.mlir' (entry @__transform_main) failed on this payload with knobs:
+// NO-CONTRACTION-NEXT: func.func @f
+// NO-CONTRACTION: note: the payload has no linalg contraction (a linalg.matmul, linalg.batch_matmul or contraction linalg.generic) for the schedule to tile
+
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%S/Inputs/tile-matmul.mlir knobs=tile=12" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOT-AN-OPTION
 // The error is located at the knob in the schedule.
