@@ -121,6 +121,9 @@ constexpr double kShallowRingCost = 0.04;
 /// FP32, before the next: docs/knob-rule.md), and the efficiency of two or
 /// more consumer warpgroups, which the producer's split keeps waiting.
 constexpr double kSplitF32StepCost = 3.8e5;
+/// A TF32 block of one tile, persistent, against the same block not
+/// persistent (docs/knob-rule.md).
+constexpr double kTf32LoneTilePersistent = 0.97;
 constexpr double kSplitF32ConsumersEfficiency = 0.85;
 /// The preference for clusters of two blocks that multicast A's tile where
 /// TMA reads A's rows on 16- but not 32-byte boundaries, and for no
@@ -422,9 +425,15 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   bool readInKernel = wgmma && s.inBytes == 2 && misalignedBytes > 0 &&
                       (kSteps <= 4 ||
                        2.0 * s.m * s.n * s.k * s.batch <= 64 * misalignedBytes);
+  // TF32 is the exception: its blocks of one tile ran 1.020x-1.041x
+  // faster persistent on five shapes of about one wave (H100,
+  // bench/results/f32/README.md, "one tile per block"), where 16-bit ones
+  // gained nothing (2048^3 f16 1.001x).
+  bool tf32 = wgmma && s.inBytes == 4 && !splitsF32;
   if (wgmma && persistent)
     time = perSM == 1 || readInKernel
-               ? time * 1.04
+               ? time * (tf32 && !readInKernel ? kTf32LoneTilePersistent
+                                               : 1.04)
                : double(perSM) * (work / efficiency) + perBlock;
 
   // Preferences among points of equal estimate: the pipeline depth, K step

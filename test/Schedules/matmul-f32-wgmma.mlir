@@ -7,13 +7,13 @@
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=3,group_m=8,split_k=1" \
 // RUN:   | FileCheck %s --check-prefix=X3
 // RUN: sed 's/attributes {}/attributes {tessel.allow_tf32}/' %s > %t/tf32.mlir
-// RUN: tessel-opt %t/tf32.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1" \
+// RUN: tessel-opt %t/tf32.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1,persistent=0" \
 // RUN:   | FileCheck %s --check-prefix=TF32
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=3,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx --tessel-export-kernels=dir=%t/x3 -o /dev/null
 // RUN: FileCheck %s --check-prefix=X3-PTX --input-file=%t/x3/linear_kernel.ptx
 // RUN: FileCheck %s --check-prefix=X3-JSON --input-file=%t/x3/linear.launch.json
-// RUN: tessel-opt %t/tf32.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1" \
+// RUN: tessel-opt %t/tf32.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1,persistent=0" \
 // RUN:   --tessel-lower-to-ptx --tessel-export-kernels=dir=%t/tf32 -o /dev/null
 // RUN: FileCheck %s --check-prefix=TF32-PTX --input-file=%t/tf32/linear_kernel.ptx
 // RUN: FileCheck %s --check-prefix=TF32-JSON --input-file=%t/tf32/linear.launch.json

@@ -75,6 +75,15 @@
 // RUN:   | FileCheck %s --check-prefix=X3-THIN
 // X3-THIN: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 4 : i64, tile_m = 64 : i64, tile_n = 128 : i64}
 
+// TF32 at 2048^3: 128 tiles of 128x256, one per block, persistent (TF32
+// blocks of one tile ran 1.02x-1.04x faster persistent on five such shapes
+// on an H100, bench/results/f32/README.md; 16-bit ones gained nothing).
+// RUN: sed 's/-> tensor<2048x2048xf32> {/-> tensor<2048x2048xf32> attributes {tessel.allow_tf32} {/' \
+// RUN:   %examples/matmul_relu_2048_f32.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=TF32-ONE-TILE
+// TF32-ONE-TILE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+
 // Knob options no kernel can use (0, negative, 2^62) are not ranked (the
 // rule divided by a zero tile_k): it picks the one usable point.
 // RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
