@@ -100,62 +100,51 @@ def main():
         lt_ms = bench(lambda: torch._addmm_activation(zero, a, b))
         row = {"cublaslt_us": lt_ms * 1e3,
                "cublaslt_tb_s": bytes_moved / lt_ms / 1e9, "triton": []}
-        bm = max(16, triton.next_power_of_2(m)) if m >= 16 else \
-            triton.next_power_of_2(m)
-        for bn, bk, splits, warps, stages in itertools.product(
-                (64, 128, 256), (64, 128), (1, 2, 4, 8), (4, 8), (3, 4)):
-            if args.rows_only:
-                break
+        bm = triton.next_power_of_2(m)
+
+        def measure(params, launch):
+            """Checks and times launch(c) into a zeroed f32 c (the zeroing
+            is in each run's time, and taken out), a row of row["triton"]
+            described by params; a config Triton cannot compile is
+            reported and left out."""
+            c = torch.zeros(m, n, device=dev, dtype=torch.float32)
+
+            def run():
+                c.zero_()
+                launch(c)
+            try:
+                run()
+                torch.cuda.synchronize()
+            except Exception as e:
+                print(f"M={m} {params}: {str(e).splitlines()[0][:80]}",
+                      flush=True)
+                return
+            err = ((c - ref).norm() / ref.norm()).item()
+            t = max(bench(run) - bench(lambda: c.zero_()), 1e-6)
+            row["triton"].append(dict(params, us=t * 1e3,
+                                      tb_s=bytes_moved / t / 1e9,
+                                      rel_error=err, passed=err < 1e-2))
+
+        tiles = itertools.product((64, 128, 256), (64, 128), (1, 2, 4, 8),
+                                  (4, 8), (3, 4))
+        for bn, bk, splits, warps, stages in [] if args.rows_only else tiles:
             if bm * bn > 128 * 256 or (bm < 16 and bn * bk > 128 * 128):
                 continue
             if k % (splits * bk):
                 continue
-            c = torch.zeros(m, n, device=dev, dtype=torch.float32)
-            grid = (n // bn, splits)
-
-            def run():
-                c.zero_()
-                stream[grid](a, b, c, m, n, k, k // splits, BM=bm, BN=bn,
-                             BK=bk, num_warps=warps, num_stages=stages)
-            try:
-                run()
-                torch.cuda.synchronize()
-            except Exception as e:  # a config Triton cannot compile
-                print(f"M={m} {bn}x{bk} s{splits} w{warps} st{stages}: "
-                      f"{str(e).splitlines()[0][:80]}", flush=True)
-                continue
-            err = ((c - ref).norm() / ref.norm()).item()
-            ms = bench(run)
-            # The zeroing of c is in the time: subtract it.
-            zero_ms = bench(lambda: c.zero_())
-            t = max(ms - zero_ms, 1e-6)
-            row["triton"].append({"bn": bn, "bk": bk, "splits": splits,
-                                  "warps": warps, "stages": stages,
-                                  "us": t * 1e3, "tb_s": bytes_moved / t / 1e9,
-                                  "rel_error": err, "passed": err < 1e-2})
-        if m == 1:
-            for bk, programs, warps, stages in itertools.product(
-                    (1, 2, 4), (128, 256, 512), (4, 8, 16), (2, 3)):
-                c = torch.zeros(m, n, device=dev, dtype=torch.float32)
-
-                def run():
-                    c.zero_()
-                    rows[(programs,)](a, b, c, k, k // programs, N=n, BK=bk,
-                                      num_warps=warps, num_stages=stages)
-                try:
-                    run()
-                    torch.cuda.synchronize()
-                except Exception as e:
-                    print(f"rows bk{bk} p{programs} w{warps} st{stages}: "
-                          f"{str(e).splitlines()[0][:80]}", flush=True)
-                    continue
-                err = ((c - ref).norm() / ref.norm()).item()
-                t = max(bench(run) - bench(lambda: c.zero_()), 1e-6)
-                row["triton"].append({"rows": True, "bk": bk,
-                                      "programs": programs, "warps": warps,
-                                      "stages": stages, "us": t * 1e3,
-                                      "tb_s": bytes_moved / t / 1e9,
-                                      "rel_error": err, "passed": err < 1e-2})
+            measure({"bn": bn, "bk": bk, "splits": splits, "warps": warps,
+                     "stages": stages},
+                    lambda c: stream[(n // bn, splits)](
+                        a, b, c, m, n, k, k // splits, BM=bm, BN=bn, BK=bk,
+                        num_warps=warps, num_stages=stages))
+        whole_rows = itertools.product((1, 2, 4), (128, 256, 512),
+                                       (4, 8, 16), (2, 3))
+        for bk, programs, warps, stages in whole_rows if m == 1 else []:
+            measure({"rows": True, "bk": bk, "programs": programs,
+                     "warps": warps, "stages": stages},
+                    lambda c: rows[(programs,)](
+                        a, b, c, k, k // programs, N=n, BK=bk,
+                        num_warps=warps, num_stages=stages))
         ok = [r for r in row["triton"] if r["passed"]]
         best = max(ok, key=lambda r: r["tb_s"]) if ok else None
         row["triton_best"] = best

@@ -1672,7 +1672,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
            << "expected each param to hold exactly one integer";
   // Rows on 16- but not 32-byte boundaries are copied once the other
   // operand's extent reaches this (docs/any-shape.md).
-  int64_t worthCopying = getCopy_16bRowsFrom().value_or(wgmma::kCopy16bRowsFrom);
+  int64_t worthCopying =
+      getCopy_16bRowsFrom().value_or(wgmma::kCopy16bRowsFrom);
   if (worthCopying < 0)
     return emitDefiniteFailure()
            << "copy_16b_rows_from = " << worthCopying

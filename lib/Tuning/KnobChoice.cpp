@@ -121,10 +121,14 @@ constexpr double kShallowRingCost = 0.04;
 /// FP32, before the next: docs/knob-rule.md), and the efficiency of two or
 /// more consumer warpgroups, which the producer's split keeps waiting.
 constexpr double kSplitF32StepCost = 3.8e5;
-/// A TF32 block of one tile, persistent, against the same block not
-/// persistent (docs/knob-rule.md).
-constexpr double kTf32LoneTilePersistent = 0.97;
 constexpr double kSplitF32ConsumersEfficiency = 0.85;
+/// A persistent block that gains nothing over the same block not persistent
+/// (one tile to walk, or misaligned rows it copies where the other reads
+/// them) costs this much more: its tile loops; a TF32 block of one tile ran
+/// faster persistent, and costs kTf32LoneTilePersistent
+/// (docs/knob-rule.md).
+constexpr double kPersistentCost = 1.04;
+constexpr double kTf32LoneTilePersistent = 0.97;
 /// The preference for clusters of two blocks that multicast A's tile where
 /// TMA reads A's rows on 16- but not 32-byte boundaries, and for no
 /// clusters elsewhere (docs/knob-rule.md).
@@ -429,11 +433,11 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // faster persistent on five shapes of about one wave (H100,
   // bench/results/f32/README.md, "one tile per block"), where 16-bit ones
   // gained nothing (2048^3 f16 1.001x).
+  // (readInKernel is 16-bit only.)
   bool tf32 = wgmma && s.inBytes == 4 && !splitsF32;
   if (wgmma && persistent)
     time = perSM == 1 || readInKernel
-               ? time * (tf32 && !readInKernel ? kTf32LoneTilePersistent
-                                               : 1.04)
+               ? time * (tf32 ? kTf32LoneTilePersistent : kPersistentCost)
                : double(perSM) * (work / efficiency) + perBlock;
 
   // Preferences among points of equal estimate: the pipeline depth, K step
