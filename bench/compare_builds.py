@@ -45,8 +45,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 # (name, kind, m, n, k, dtype, activation): ANCHORS.md's f16 shapes and the
 # bf16 ones, the Linear shapes, a residue and a misaligned shape,
-# thin and decode shapes (split-K), and TF32 Linear layers ("tf32": f32
-# inputs multiplied as TF32, no bias, W stored [n, k]).
+# thin and decode shapes (split-K), TF32 Linear layers ("tf32": f32
+# inputs multiplied as TF32, no bias, W stored [n, k]) and FP32-accurate
+# ones ("x3": 3xTF32, the same layers without tessel.allow_tf32).
 CASES = [
     ("256x1024x1024-f16", "relu", 256, 1024, 1024, "f16", None),
     ("1024^3-f16", "relu", 1024, 1024, 1024, "f16", None),
@@ -85,6 +86,14 @@ CASES = [
     ("tf32-4096^3-relu", "tf32", 4096, 4096, 4096, "f32", "relu"),
     ("tf32-16384x1024x4096-relu", "tf32", 16384, 1024, 4096, "f32", "relu"),
     ("tf32-4096x4096x1024-relu", "tf32", 4096, 4096, 1024, "f32", "relu"),
+    # FP32-accurate f32 (3xTF32) on ANCHORS.md's f32 shapes, W stored [n, k].
+    ("x3-128x4096x4096-relu", "x3", 128, 4096, 4096, "f32", "relu"),
+    ("x3-256x1024x1024-relu", "x3", 256, 1024, 1024, "f32", "relu"),
+    ("x3-1024^3-relu", "x3", 1024, 1024, 1024, "f32", "relu"),
+    ("x3-2048^3-relu", "x3", 2048, 2048, 2048, "f32", "relu"),
+    ("x3-4096x4096x1024-relu", "x3", 4096, 4096, 1024, "f32", "relu"),
+    ("x3-4096^3-relu", "x3", 4096, 4096, 4096, "f32", "relu"),
+    ("x3-16384x1024x4096-relu", "x3", 16384, 1024, 4096, "f32", "relu"),
 ]
 
 

@@ -1106,14 +1106,25 @@ void WgmmaEmitter::splitTiles(ArrayRef<std::pair<Value, int64_t>> parts,
   // cleared, lo = x - hi (exact: x and hi share sign and exponent). wgmma
   // reads an f32 value as TF32 by dropping those bits, so the tile as TMA
   // wrote it serves as hi, and only lo is stored (measured on an H100: the
-  // products and errors are the same as with hi written back). A part is
-  // split as a flat array: the swizzle moves whole 16-byte chunks, so x and
-  // its lo sit at the same index of their copies. A thread issues all its
-  // loads (both parts) before its first store, so their latencies overlap.
+  // products and errors are the same as with hi written back). lo is
+  // stored with half a TF32 unit added to its bits (the carry, if any,
+  // reaches the bits wgmma keeps): wgmma's truncation of it then rounds
+  // to the nearest TF32 value, ties away from zero. Truncated as it was
+  // before, lo erred by up to a unit of its 11th bit, the largest term of
+  // the kernel's error at K of a few thousand (H100, 2026-11-26: 5.6e-7
+  // -> 3.5e-7 at 256x1024x1024, 5.9e-7 -> 4.0e-7 at 4096^3, for one add
+  // per value: 1-2% of the time, 5% at 256x1024x1024;
+  // bench/f32_split_error.py models it).
+  // A part is split as a flat array: the swizzle moves whole 16-byte
+  // chunks, so x and its lo sit at the same index of their copies. A thread
+  // issues all its loads (both parts) before its first store, so their
+  // latencies overlap.
   auto quad = VectorType::get({4}, b.getF32Type());
   auto quadBits = VectorType::get({4}, b.getI32Type());
   Value mask = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(quadBits, b.getI32IntegerAttr(-8192)));
+  Value half = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(quadBits, b.getI32IntegerAttr(4096)));
   struct Chunk {
     Value part, index, x;
     int64_t elems;
@@ -1135,8 +1146,12 @@ void WgmmaEmitter::splitTiles(ArrayRef<std::pair<Value, int64_t>> parts,
     Value bits = vector::BitCastOp::create(b, loc, quadBits, c.x);
     Value hi = vector::BitCastOp::create(
         b, loc, quad, arith::AndIOp::create(b, loc, bits, mask));
-    vector::StoreOp::create(b, loc, arith::SubFOp::create(b, loc, c.x, hi),
-                            c.part, ValueRange{addC(c.index, c.elems)},
+    Value loBits = vector::BitCastOp::create(
+        b, loc, quadBits, arith::SubFOp::create(b, loc, c.x, hi));
+    Value lo = vector::BitCastOp::create(
+        b, loc, quad, arith::AddIOp::create(b, loc, loBits, half));
+    vector::StoreOp::create(b, loc, lo, c.part,
+                            ValueRange{addC(c.index, c.elems)},
                             /*nontemporal=*/false, llvm::MaybeAlign(16));
   }
 }
@@ -1150,7 +1165,10 @@ void WgmmaEmitter::emitSplittingProducer(Value m0, Value n0, Value tidX) {
   // them, makes its stores visible to wgmma (the async proxy) and arrives
   // on the stage's ready barrier. A thread that waits on full without
   // arriving on it cannot fall two phases behind: the stage is refilled
-  // only after its own arrival on ready.
+  // only after its own arrival on ready. (Issued by the first consumer
+  // thread as it released each stage instead, the loads cost the
+  // consumers' K step more than they saved the producer's: 0.95x at
+  // 256x1024x1024 on an H100, bench/results/f32, "lo rounded".)
   int64_t ahead = stages - 1;
   auto issue = [&](Value kt) {
     OpBuilder::InsertionGuard guard(b);

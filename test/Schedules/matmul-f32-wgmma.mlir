@@ -22,11 +22,12 @@
 // each stage holds the TMA-loaded tiles and a second copy of each. The
 // producer warpgroup's 128 threads wait for a stage's tiles, split every
 // value x into hi (x with TF32's 13 missing mantissa bits cleared: what
-// wgmma reads of x as loaded, so it is not stored) and lo = x - hi (the
-// second copy), and arrive on a third barrier ("ready", 128 arrivals) that
-// the consumers wait on. A thread loads all its 16-byte chunks of both
-// tiles (8 each) before it stores their low parts. TMA's transaction count
-// is one copy of each tile: 128 x 128 bytes twice.
+// wgmma reads of x as loaded, so it is not stored) and lo = x - hi, with
+// half a TF32 unit added so that wgmma rounds it (the second copy), and
+// arrive on a third barrier ("ready", 128 arrivals) that the consumers
+// wait on. A thread loads all its 16-byte chunks of both tiles (8 each)
+// before it stores their low parts. TMA's transaction count is one copy of
+// each tile: 128 x 128 bytes twice.
 // X3-LABEL: func.func @linear(
 // X3:         nvgpu.tma.create.descriptor %{{.+}} box[%c128{{[_0-9]*}}, %c32{{[_0-9]*}}] : memref<*xf32> -> <tensor = memref<128x32xf32
 // X3:         nvgpu.tma.create.descriptor %{{.+}} box[%c128{{[_0-9]*}}, %c32{{[_0-9]*}}] : memref<*xf32> -> <tensor = memref<128x32xf32
@@ -75,8 +76,14 @@
 // TF32-NEXT:    nvvm.wgmma.wait.group.sync.aligned 1
 // TF32-NOT:     nvvm.wgmma.mma_async
 
+// The producer's split in PTX: hi = x & -8192 (13 bits cleared), lo =
+// x - hi, stored with half a TF32 unit (4096) added to its bits, so that
+// wgmma's truncation of it rounds to the nearest TF32 value.
 // X3-PTX: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
-// X3-PTX: and.b32 {{.+}}, -8192;
+// X3-PTX: and.b32 [[HI:%r[0-9]+]], [[X:%r[0-9]+]], -8192;
+// X3-PTX: sub.rn.f32 [[LO:%r[0-9]+]], [[X]], [[HI]];
+// X3-PTX: add.s32 [[LOR:%r[0-9]+]], [[LO]], 4096;
+// X3-PTX: st.shared.v4.b32 [{{.+}}], {{[{].*}}[[LOR]]{{.*[}]}};
 // TF32-PTX-NOT: and.b32 {{.+}}, -8192;
 // TF32-PTX: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 
