@@ -404,6 +404,14 @@ private:
   struct Pair {
     Value value, row, col;
   };
+  /// Stores a converted pair at (row, col) of a staging buffer (rows of
+  /// an even number of elements, at a 16-byte aligned offset of the
+  /// ring's 1024-byte aligned start; col even), stating the pair's
+  /// alignment: tessel-set-vector-alignment cannot see through the ring's
+  /// run-time alignment padding, and LLVM split the stores it could not
+  /// prove aligned into one per element (half of a persistent 16-bit
+  /// epilogue's pair stores, 2026-11-26).
+  void storePair(Value pair, Value buffer, Value row, Value col);
   /// Persistent: warpgroup `consumer` stores its rows' pairs through its
   /// own 64-column staging buffer after the ring.
   void emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer, Value tidX);
@@ -1295,7 +1303,7 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
   Value staged = view(cst(l.stagedOffset),
                       sharedType({bm.m, bm.n + kStagePad}, bm.outType));
   for (const Pair &p : pairs)
-    vector::StoreOp::create(b, loc, p.value, staged, ValueRange{p.row, p.col});
+    storePair(p.value, staged, p.row, p.col);
   consumerBarrier();
 
   // The consumers copy the tile (or the block's columns of it) out in
@@ -1318,6 +1326,16 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
                                                   ValueRange{row, col});
                  storeValid(v, bm.out, ValueRange{row, col}, valid);
                });
+}
+
+void WgmmaEmitter::storePair(Value pair, Value buffer, Value row,
+                             Value col) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t pairBytes =
+      2 * static_cast<int64_t>(type.getElementTypeBitWidth()) / 8;
+  assert(type.getShape().back() % 2 == 0 && "staging rows of pairs");
+  vector::StoreOp::create(b, loc, pair, buffer, ValueRange{row, col},
+                          /*nontemporal=*/false, llvm::MaybeAlign(pairBytes));
 }
 
 void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
@@ -1358,9 +1376,8 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
   int64_t pairsPerSubtile = 2 * subCols / 8;
   for (int64_t q = 0; q < bm.n / subCols; ++q) {
     for (const Pair &p : pairs.slice(q * pairsPerSubtile, pairsPerSubtile))
-      vector::StoreOp::create(
-          b, loc, p.value, buffer,
-          ValueRange{sub(p.row, rowOrigin), addC(p.col, -q * subCols)});
+      storePair(p.value, buffer, sub(p.row, rowOrigin),
+                addC(p.col, -q * subCols));
     warpgroupBarrier();
     Value colOrigin = cst(q * subCols);
     forEachChunk(tidX, kWgmmaM, subCols, elems, kWarpgroupThreads, validRows,
