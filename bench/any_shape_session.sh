@@ -11,7 +11,8 @@
 # any:I/N (slice I of N of the 300 shapes), sweep-wgmma, sweep-read, sweep-simt,
 # sweep-mma (every knob point at one shape), sanitize-read, pytest, lit, anchors (untuned
 # vs tuned on ANCHORS.md's shapes), named (the shapes against
-# cuBLASLt), compare:NAME (bench/compare_variants.py on bench/cases/NAME.json),
+# cuBLASLt), rows16 (rows on 16- but not 32-byte boundaries against their
+# twins), compare:NAME (bench/compare_variants.py on bench/cases/NAME.json),
 # copies:TAG (20 shapes with copied operands: times and kernel split).
 set -uo pipefail
 out=$1; shift
@@ -43,13 +44,18 @@ S="$here/schedules/matmul_relu_simt.mlir"
 # The wgmma schedule with every misaligned operand read by the producer
 # warpgroup (bench/cases/read-misaligned.json uses it).
 R=/tmp/read-misaligned-rows.mlir
-sed 's/^        stages %stages split_k %split_k persistent %persistent$/        stages %stages split_k %split_k persistent %persistent {read_misaligned_rows_max_k = 1000000 : i64}/' "$W" > $R
+sed 's/^        cluster %cluster$/        cluster %cluster {read_misaligned_rows_max_k = 1000000 : i64}/' "$W" > $R
 # ... and with every such operand copied first.
 C=/tmp/copy-misaligned-rows.mlir
-sed 's/^        stages %stages split_k %split_k persistent %persistent$/        stages %stages split_k %split_k persistent %persistent {read_misaligned_rows_max_k = 0 : i64}/' "$W" > $C
+sed 's/^        cluster %cluster$/        cluster %cluster {read_misaligned_rows_max_k = 0 : i64}/' "$W" > $C
 # ... and with rows on 16- but not 32-byte boundaries copied at any size
 # (bench/cases/residue-1000.json).
-sed 's/^        stages %stages split_k %split_k persistent %persistent$/        stages %stages split_k %split_k persistent %persistent {copy_16b_rows_from = 0 : i64}/' "$W" > /tmp/copy-16b-rows.mlir
+sed 's/^        cluster %cluster$/        cluster %cluster {copy_16b_rows_from = 0 : i64}/' "$W" > /tmp/copy-16b-rows.mlir
+# ... or read in place at any size (bench/cases/copy-16b-rows.json).
+sed 's/^        cluster %cluster$/        cluster %cluster {copy_16b_rows_from = 1000000000 : i64}/' "$W" > /tmp/inplace-16b-rows.mlir
+for f in $R $C /tmp/copy-16b-rows.mlir /tmp/inplace-16b-rows.mlir; do
+  cmp -s "$W" "$f" && { echo "bench/any_shape_session.sh: the schedule's rewrite op changed; fix the seds" >&2; exit 1; }
+done
 # The SIMT schedule without its copies of misaligned rows (bench/cases/simt-copy.json).
 sed 's/min_elements 65536/min_elements 1000000000000/' "$S" > /tmp/simt-no-copy.mlir
 for step in "$@"; do
@@ -148,6 +154,11 @@ for step in "$@"; do
       # The named shapes against cuBLASLt's fused ReLU.
       timeout 400 python3 "$here/bench/any_shape.py" --out "$out/named" \
         --shapes 4095x4097x4099:f16,2000x3000x1500:f16,1000x1000x1000:f16,8191x8191x8191:bf16,2048x2048x2047:f16,5000x5000x5000:bf16 2>&1 | tail -12 ;;
+    rows16)
+      # Shapes whose rows TMA reads on 16- but not 32-byte boundaries,
+      # against their divisible twins and cuBLASLt's fused ReLU.
+      timeout 400 python3 "$here/bench/any_shape.py" --out "$out/rows16" \
+        --shapes 1000x1000x1000:f16,1000x1000x1000:bf16,600x1000x1400:f16,1000x3000x1000:f16,1004x1004x1004:f32 2>&1 | tail -12 ;;
     compare:*)
       # bench/compare_variants.py on bench/cases/NAME.json.
       name=${step#compare:}

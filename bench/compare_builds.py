@@ -59,6 +59,22 @@ CASES = [
     ("128x4096x4096-f16", "relu", 128, 4096, 4096, "f16", None),
     ("4096^3-bf16", "relu", 4096, 4096, 4096, "bf16", None),
     ("1000^3-f16", "relu", 1000, 1000, 1000, "f16", None),
+    # Where 1000^3's rows on 16- but not 32-byte boundaries cost: A only
+    # (K = 1000), B and C (N = 1000), C only (the weight [n, k] with
+    # K = 1008), against the aligned twins.
+    ("rows16-1008^3-f16", "relu", 1008, 1008, 1008, "f16", None),
+    ("rows16-A-1000x1008x1000-f16", "relu", 1000, 1008, 1000, "f16", None),
+    ("rows16-BC-1008x1000x1008-f16", "relu", 1008, 1000, 1008, "f16", None),
+    ("rows16-linear-1008^3-f16-relu", "linear", 1008, 1008, 1008, "f16",
+     "relu"),
+    ("rows16-C-linear-1008x1000x1008-f16-relu", "linear", 1008, 1000, 1008,
+     "f16", "relu"),
+    ("rows16-1000^3-bf16", "relu", 1000, 1000, 1000, "bf16", None),
+    ("rows16-1008^3-bf16", "relu", 1008, 1008, 1008, "bf16", None),
+    ("rows16-600x1000x1400-f16", "relu", 600, 1000, 1400, "f16", None),
+    ("rows16-1000x3000x1000-f16", "relu", 1000, 3000, 1000, "f16", None),
+    ("rows16-tf32-1004^3-relu", "tf32", 1004, 1004, 1004, "f32", "relu"),
+    ("rows16-x3-1004^3-relu", "x3", 1004, 1004, 1004, "f32", "relu"),
     ("2000x3000x1500-f16", "relu", 2000, 3000, 1500, "f16", None),
     ("linear-8192x4096x4096-bf16-gelu_tanh", "linear", 8192, 4096, 4096,
      "bf16", "gelu_tanh"),

@@ -287,7 +287,10 @@ private:
     return memref::ViewOp::create(b, loc, type, raw, add(alignPad, byteOffset),
                                   ValueRange{});
   }
-  nvgpu::TensorMapDescriptorType tensorMapType(ArrayRef<int64_t> box);
+  nvgpu::TensorMapDescriptorType tensorMapType(
+      ArrayRef<int64_t> box,
+      nvgpu::TensorMapL2PromoKind promotion =
+          nvgpu::TensorMapL2PromoKind::L2PROMO_256B);
   /// B's TMA box: its whole K-major tile ([n, k]), or one 64-column box of
   /// its MN-major tile ([k, n]; BN / 64 of them side by side).
   SmallVector<int64_t> boxB() const {
@@ -459,13 +462,34 @@ private:
 } // namespace
 
 nvgpu::TensorMapDescriptorType
-WgmmaEmitter::tensorMapType(ArrayRef<int64_t> box) {
+WgmmaEmitter::tensorMapType(ArrayRef<int64_t> box,
+                            nvgpu::TensorMapL2PromoKind promotion) {
   return nvgpu::TensorMapDescriptorType::get(
       b.getContext(), sharedType(box, bm.inType),
-      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
-      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B, promotion,
       nvgpu::TensorMapOOBKind::OOB_ZERO,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
+/// The L2 promotion of TMA's reads of `type`'s rows: 256 bytes, but 128
+/// where the rows start on 16- but not 32-byte boundaries. There each
+/// 128-byte box row spans two 128-byte lines, and promoting its misses to
+/// 256 bytes made the loads of a matmul bound by L2's bandwidth 5-13%
+/// slower (2026-11-26, bench/results/any-shape, "L2 promotion": on an
+/// H100 1000^3 f16 13.70 -> 12.38 us, TF32 1004^3 1.13x; on an H200 64
+/// bytes or none were within noise of 128, and the aligned twin 1008^3
+/// did not move with any; nor did ten aligned kernels on an H100).
+static nvgpu::TensorMapL2PromoKind l2Promotion(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() < 2 || failed(type.getStridesAndOffset(strides, offset)))
+    return nvgpu::TensorMapL2PromoKind::L2PROMO_256B;
+  int64_t rowStride = strides[type.getRank() - 2];
+  if (ShapedType::isDynamic(rowStride))
+    return nvgpu::TensorMapL2PromoKind::L2PROMO_256B;
+  int64_t rowBytes = rowStride * type.getElementTypeBitWidth() / 8;
+  return rowBytes % 32 == 0 ? nvgpu::TensorMapL2PromoKind::L2PROMO_256B
+                            : nvgpu::TensorMapL2PromoKind::L2PROMO_128B;
 }
 
 Value WgmmaEmitter::makeTensorMap(Value source, ArrayRef<int64_t> matrixBox) {
@@ -477,8 +501,8 @@ Value WgmmaEmitter::makeTensorMap(Value source, ArrayRef<int64_t> matrixBox) {
       source);
   SmallVector<Value> boxSizes =
       llvm::map_to_vector(box, [&](int64_t size) { return cst(size); });
-  return nvgpu::TmaCreateDescriptorOp::create(b, loc, tensorMapType(box),
-                                              unranked, boxSizes);
+  return nvgpu::TmaCreateDescriptorOp::create(
+      b, loc, tensorMapType(box, l2Promotion(type)), unranked, boxSizes);
 }
 
 void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,

@@ -6,6 +6,7 @@
 // RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/partial -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/partial/matmul_relu_kernel.ptx
+// RUN: FileCheck %s --check-prefix=PROMO --input-file=%t/partial/matmul_relu.launch.json
 // RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=192,tile_n=192,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/t192 -o /dev/null
 // RUN: FileCheck %s --check-prefix=T192 --input-file=%t/t192/matmul_relu_kernel.ptx
@@ -97,6 +98,15 @@
 // (6000 bytes) start on 16- but not 32-byte boundaries, which TMA reads
 // more slowly; with M = 2000 >= copy_16b_rows_from (1536) the matmul repays
 // a copy of B too, into 3008-element rows. Both copies are one kernel.
+// A's and B's rows (2000 bytes) start on 16- but not 32-byte boundaries:
+// TMA promotes their L2 misses to 128 bytes, not 256 (the copies' aligned
+// rows below keep 256).
+// PROMO:       "kind": "tensor_map"
+// PROMO-NEXT:  "l2_promotion": "128b"
+// PROMO:       "kind": "tensor_map"
+// PROMO-NEXT:  "l2_promotion": "128b"
+// PROMO-NOT:   "l2_promotion"
+
 // JSON:      "kind": "buffer"
 // JSON:      "workspace": 0
 // JSON:      "kind": "tensor_map"
