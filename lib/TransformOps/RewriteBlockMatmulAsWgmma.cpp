@@ -1729,8 +1729,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
   if (failed(stages))
     return emitDefiniteFailure()
            << "expected each param to hold exactly one integer";
-  // Rows on 16- but not 32-byte boundaries are copied once the other
-  // operand's extent reaches this (docs/any-shape.md).
+  // An N-major B's rows on 16- but not 32-byte boundaries are copied once
+  // its tiles are read this many times (docs/any-shape.md).
   int64_t worthCopying =
       getCopy_16bRowsFrom().value_or(wgmma::kCopy16bRowsFrom);
   if (worthCopying < 0)
@@ -1947,12 +1947,17 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // TMA needs 16-byte row strides: an operand whose rows are not (f16 with
     // an odd K or N) is first copied into a workspace with 128-byte rows,
     // and its tensor map describes the copy. Rows on 16- but not 32-byte
-    // boundaries are read 17-30% slower (measured on an H100: 1000^3 f16
-    // against 1008^3, docs/any-shape.md); they are copied too when the
-    // matmul is large enough to repay the copy: about 4 * rows * cols bytes
-    // moved against 2 * M * N * K flops, once the other operand's dimension
-    // (N for A, M for B) reaches copy_16b_rows_from (an optional attribute:
-    // when absent the schedule's text, and so its hash, stays as it was).
+    // boundaries are read more slowly (1000^3 f16 against 1008^3,
+    // docs/any-shape.md). With 128-byte L2 promotion (l2Promotion), TMA
+    // reads A's (tile_m box rows per K step) in place faster than a copy:
+    // 0.97-1.26x, 1.07x in geometric mean, on 9 shapes whose blocks read
+    // each of its tiles 8 to 32 times (H100, 2026-11-26,
+    // bench/results/any-shape, "Copy or read"). B's tile puts tile_n box
+    // rows on each K step (twice tile_m at 128x256), in either layout: in
+    // place it ran 1.32x at 8 reads of each tile, about even at 16,
+    // 0.79-0.89x at 32 to 64; so it is copied once its tiles are read
+    // copy_16b_rows_from times (ceil(M / tile_m)). (An optional attribute:
+    // when absent the schedule's text, and so its hash, stays as it was.)
     auto matrixDim = [](const TiledOperand &t, int64_t d) {
       auto type = cast<MemRefType>(t.source.getType());
       return type.getDimSize(type.getRank() - 2 + d);
@@ -2045,8 +2050,9 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
         read[i] = true;
       else if (i == 1 && transposeB)
         continue; // The transposed copy has 128-byte rows.
-      else if (!hasAlignedRows(type, 32) &&
-               (misaligned[i] || other >= worthCopying))
+      else if (misaligned[i] ||
+               (!hasAlignedRows(type, 32) && i == 1 &&
+                llvm::divideCeilSigned(other, bm.m) >= worthCopying))
         copied.push_back(operand);
     }
     for (TiledOperand *operand : copied)

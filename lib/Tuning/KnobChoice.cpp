@@ -133,8 +133,11 @@ constexpr double kTf32LoneTilePersistent = 0.97;
 /// TMA reads A's rows on 16- but not 32-byte boundaries, and for no
 /// clusters elsewhere (docs/knob-rule.md).
 constexpr double kClusterPreference = 0.08;
-/// ... in matmuls of at least this many flops (a tiny one lost).
+/// ... in matmuls of at least this many flops (a tiny one lost), of an N
+/// below this: where they were measured (A was copied beyond it until
+/// 2026-11-26).
 constexpr double kClusterMinFlops = 1e9;
+constexpr int64_t kClusterMaxN = 1536;
 /// The most elements of one matrix (M x K, K x N or M x N) the rule
 /// estimates (2^40: no GPU holds more) and the largest knob value it
 /// models: within these, its products (blocks, shared memory) fit in 64
@@ -476,7 +479,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // 1-16% on small shapes and gained 0-4% on large ones (docs/wgmma.md,
   // "Clusters"): clusters are preferred only there.
   bool slowRowsA = s.inBytes == 2 && (s.k * s.inBytes) % 32 == 16 &&
-                   s.n < tessel::wgmma::kCopy16bRowsFrom &&
+                   s.n < kClusterMaxN &&
                    2.0 * s.m * s.n * s.k * s.batch >= kClusterMinFlops;
   bool halvesSlowA = wgmma && slowRowsA && !persistent && splits == 1 &&
                      p.get("group_m").value_or(1) == 1 && gx % 2 == 0;

@@ -50,6 +50,14 @@
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/staged -o /dev/null
 // RUN: FileCheck %s --check-prefix=STAGED --input-file=%t/staged/matmul_relu.launch.json
 // RUN: FileCheck %s --check-prefix=STAGED-PTX --input-file=%t/staged/matmul_relu_kernel.ptx
+// RUN: sed 's/77x19/2000x1000/g; s/19x33/1000x4096/g; s/77x33/2000x4096/g' %t/small-k.mlir > %t/wide-a.mlir
+// RUN: tessel-opt %t/wide-a.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=256,stages=4,group_m=8,split_k=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/wide-a -o /dev/null
+// RUN: FileCheck %s --check-prefix=IN-PLACE --input-file=%t/wide-a/matmul_relu.launch.json
+// RUN: sed 's/77x19/1000x1024/g; s/19x33/1024x3000/g; s/77x33/1000x3000/g' %t/small-k.mlir > %t/few-reads-b.mlir
+// RUN: tessel-opt %t/few-reads-b.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=256,stages=4,group_m=8,split_k=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/few-reads-b -o /dev/null
+// RUN: FileCheck %s --check-prefix=IN-PLACE --input-file=%t/few-reads-b/matmul_relu.launch.json
 // RUN: sed 's/^        cluster %%cluster$/        cluster %%cluster {read_misaligned_rows_max_k = 0 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/never-read.mlir
 // RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%t/never-read.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1,split_k=1" \
@@ -85,6 +93,15 @@
 // PTX-DAG: st.global.v4.b32
 // PTX-DAG: st.global.b16
 
+// A's and B's rows (2000 bytes) start on 16- but not 32-byte boundaries:
+// TMA promotes their L2 misses to 128 bytes, not 256 (the copies' aligned
+// rows below keep 256).
+// PROMO:       "kind": "tensor_map"
+// PROMO-NEXT:  "l2_promotion": "128b"
+// PROMO:       "kind": "tensor_map"
+// PROMO-NEXT:  "l2_promotion": "128b"
+// PROMO-NOT:   "l2_promotion"
+
 // 192x192 tiles: three consumer warpgroups and the producer (128 x 4
 // threads), each consumer one m64n192 wgmma per k16 step; 1000 = 5 x 192
 // + 40 rows and columns.
@@ -96,17 +113,9 @@
 // own into a workspace with 1536-element (3072-byte) rows, and the tensor
 // map describes the copy's leading 2000x1500 part. B's 3000-element rows
 // (6000 bytes) start on 16- but not 32-byte boundaries, which TMA reads
-// more slowly; with M = 2000 >= copy_16b_rows_from (1536) the matmul repays
-// a copy of B too, into 3008-element rows. Both copies are one kernel.
-// A's and B's rows (2000 bytes) start on 16- but not 32-byte boundaries:
-// TMA promotes their L2 misses to 128 bytes, not 256 (the copies' aligned
-// rows below keep 256).
-// PROMO:       "kind": "tensor_map"
-// PROMO-NEXT:  "l2_promotion": "128b"
-// PROMO:       "kind": "tensor_map"
-// PROMO-NEXT:  "l2_promotion": "128b"
-// PROMO-NOT:   "l2_promotion"
-
+// more slowly; each tile of B is read ceil(2000 / 128) = 16 times, at least
+// copy_16b_rows_from (12), and a copy into 3008-element rows repays. Both
+// copies are one kernel.
 // JSON:      "kind": "buffer"
 // JSON:      "workspace": 0
 // JSON:      "kind": "tensor_map"
@@ -137,7 +146,17 @@
 // WAIT-NOT:  {{(ld|st|cp[.]async)[.](global|shared)}}
 // WAIT:      griddepcontrol.wait;
 
-// With copy_16b_rows_from = 4096 > M, B is read where it is.
+// Rows on 16- but not 32-byte boundaries that TMA reads in place, one
+// launch, no workspace: a K-major A however wide N is (2000x4096x1000: A's
+// 2000-byte rows), and an N-major B whose tiles are read fewer than
+// copy_16b_rows_from (12) times (1000x3000x1024: B's 6000-byte rows,
+// ceil(1000 / 128) = 8 reads). (2000x3000x1500 above copies its B: 16
+// reads.)
+// IN-PLACE-NOT:  "workspace
+// IN-PLACE:      "l2_promotion": "128b"
+// IN-PLACE-NOT:  "workspace
+
+// With copy_16b_rows_from = 4096 reads, B is read where it is.
 // FROM4096:      "workspaces": [
 // FROM4096-NEXT:   {
 // FROM4096-NEXT:     "element_type": "f16",

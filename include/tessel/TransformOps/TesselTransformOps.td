@@ -306,12 +306,13 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     multiples of 64; a partial tile at the edge of the problem and a K that
     is not a multiple of 64 are zero-filled by TMA, and only the valid part
     of the tile is stored. A matrix whose rows do not start on 16-byte
-    boundaries (TMA's requirement), or on 32-byte ones in a matmul large
-    enough to repay a copy (TMA reads those 17-30% slower), is first copied
-    into a workspace with 128-byte rows (a `gpu.alloc` and a copy kernel
-    before the launch), and its tensor map describes the copy. "Large
-    enough" is the other operand's extent (N for A, M for B) reaching
-    `copy_16b_rows_from` (default 1536). When K is at most
+    boundaries (TMA's requirement) is first copied into a workspace with
+    128-byte rows (a `gpu.alloc` and a copy kernel before the launch), and
+    its tensor map describes the copy. Rows on 16- but not 32-byte
+    boundaries, which TMA reads more slowly, get 128-byte L2 promotion;
+    TMA reads A's in place, and B's are copied once the blocks read each
+    of its tiles `copy_16b_rows_from` times (ceil(M / tile_m); default
+    12). When K is at most
     `read_misaligned_rows_max_k` (0 never; when absent, when the producer
     warpgroups can hold all of a block's K steps in flight: one per step,
     up to four, as the registers and `stages` allow, or else when the

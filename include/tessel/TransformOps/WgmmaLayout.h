@@ -47,11 +47,12 @@ inline constexpr int64_t kStagePad = 8;
 inline constexpr int64_t subtileCols(int64_t outBytes) {
   return kRowBytes / outBytes;
 }
-/// The default copy_16b_rows_from of the wgmma rewrite: rows on 16- but not
-/// 32-byte boundaries (which TMA reads 17-30% slower) are copied to
-/// 128-byte rows once the other operand's extent reaches this, and read by
-/// TMA below it (docs/any-shape.md).
-inline constexpr int64_t kCopy16bRowsFrom = 1536;
+/// The default copy_16b_rows_from of the wgmma rewrite: a B whose rows
+/// start on 16- but not 32-byte boundaries (which TMA reads more slowly)
+/// is copied to 128-byte rows once the blocks read each of its tiles this
+/// many times (ceil(M / tile_m)), and read by TMA below it; A's such rows
+/// are always read by TMA (docs/any-shape.md).
+inline constexpr int64_t kCopy16bRowsFrom = 12;
 /// Accumulator registers per consumer thread above which the kernel spills.
 inline constexpr int64_t kMaxAccumulatorRegs = 128;
 /// Registers of an SM, and those a consumer thread needs besides its
