@@ -48,8 +48,8 @@ sed 's/^        cluster %cluster$/        cluster %cluster {read_misaligned_rows
 # ... and with every such operand copied first.
 C=/tmp/copy-misaligned-rows.mlir
 sed 's/^        cluster %cluster$/        cluster %cluster {read_misaligned_rows_max_k = 0 : i64}/' "$W" > $C
-# ... and with rows on 16- but not 32-byte boundaries copied at any size
-# (bench/cases/residue-1000.json).
+# ... and with B's rows on 16- but not 32-byte boundaries copied at any
+# size (A's are always read in place; bench/cases/residue-1000.json).
 sed 's/^        cluster %cluster$/        cluster %cluster {copy_16b_rows_from = 0 : i64}/' "$W" > /tmp/copy-16b-rows.mlir
 # ... or read in place at any size (bench/cases/copy-16b-rows.json).
 sed 's/^        cluster %cluster$/        cluster %cluster {copy_16b_rows_from = 1000000000 : i64}/' "$W" > /tmp/inplace-16b-rows.mlir

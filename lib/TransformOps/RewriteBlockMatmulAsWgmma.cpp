@@ -1729,21 +1729,21 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
   if (failed(stages))
     return emitDefiniteFailure()
            << "expected each param to hold exactly one integer";
-  // An N-major B's rows on 16- but not 32-byte boundaries are copied once
-  // its tiles are read this many times (docs/any-shape.md).
+  // B's rows on 16- but not 32-byte boundaries are copied once its tiles
+  // are read this many times (docs/any-shape.md).
   int64_t worthCopying =
       getCopy_16bRowsFrom().value_or(wgmma::kCopy16bRowsFrom);
   if (worthCopying < 0)
     return emitDefiniteFailure()
            << "copy_16b_rows_from = " << worthCopying
-           << " must not be negative (0 copies every such operand)";
+           << " must not be negative (0 copies every such B)";
   // Rows that are not 16-byte aligned are read by the producer warpgroups
   // when K is at most this, copied otherwise (by default: see below).
   std::optional<int64_t> givenReadMaxK = getReadMisalignedRowsMaxK();
   if (givenReadMaxK && *givenReadMaxK < 0)
     return emitDefiniteFailure()
            << "read_misaligned_rows_max_k = " << *givenReadMaxK
-           << " must not be negative (0 copies every such operand)";
+           << " must not be negative (0 copies every such B)";
   int64_t readMaxK = givenReadMaxK.value_or(-1); // -1: the default below.
   int64_t splits = 1;
   if (getSplitK()) {
