@@ -133,11 +133,8 @@ constexpr double kTf32LoneTilePersistent = 0.97;
 /// TMA reads A's rows on 16- but not 32-byte boundaries, and for no
 /// clusters elsewhere (docs/knob-rule.md).
 constexpr double kClusterPreference = 0.08;
-/// ... in matmuls of at least this many flops (a tiny one lost), of an N
-/// below this: where they were measured (A was copied beyond it until
-/// 2026-11-26).
+/// ... in matmuls of at least this many flops (a tiny one lost).
 constexpr double kClusterMinFlops = 1e9;
-constexpr int64_t kClusterMaxN = 1536;
 /// The most elements of one matrix (M x K, K x N or M x N) the rule
 /// estimates (2^40: no GPU holds more) and the largest knob value it
 /// models: within these, its products (blocks, shared memory) fit in 64
@@ -474,12 +471,14 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // it. Where TMA reads A's rows on 16- but not 32-byte boundaries (five
   // sectors for each 128-byte box row) in a matmul of 1 GFLOP or more,
   // that paid 1.04-1.12x on an H100 (1000^3 f16 and bf16, 600x1000x1400
-  // f16); a tiny one (74x70x184, 4 blocks) ran 0.6x as fast, and
+  // f16), and since A's such rows are read in place at any N, 1.17x at
+  // 1024x4096x3000 and 1.00x at 2000x2048x5000 (persistent blocks sharing
+  // A lost 1-14% on five wider shapes; bench/results/any-shape, "Copy or
+  // read"); a tiny one (74x70x184, 4 blocks) ran 0.6x as fast, and
   // elsewhere the cluster barriers and the lockstep of two blocks cost
   // 1-16% on small shapes and gained 0-4% on large ones (docs/wgmma.md,
   // "Clusters"): clusters are preferred only there.
   bool slowRowsA = s.inBytes == 2 && (s.k * s.inBytes) % 32 == 16 &&
-                   s.n < kClusterMaxN &&
                    2.0 * s.m * s.n * s.k * s.batch >= kClusterMinFlops;
   bool halvesSlowA = wgmma && slowRowsA && !persistent && splits == 1 &&
                      p.get("group_m").value_or(1) == 1 && gx % 2 == 0;

@@ -33,14 +33,19 @@
 // LARGE: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
 
 // 1000^3: A's rows (2000 bytes) start on 16- but not 32-byte boundaries
-// and TMA reads them (N is below copy_16b_rows_from): the rule pairs the
+// and TMA reads them (it always reads such rows of A): the rule pairs the
 // blocks of a block row in clusters that multicast A's tile, each reading
-// half of it (1.08x on an H100). 1008^3's rows are 32-byte aligned: no
-// clusters.
+// half of it (1.08x on an H100), at any N (1024x4096x3000: 1.17x). 1008^3's
+// rows are 32-byte aligned: no clusters.
 // RUN: sed 's/1024/1000/g' %examples/matmul_relu_1024_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=SLOW-ROWS
 // SLOW-ROWS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// RUN: sed 's/3x9xf16/1024x3000xf16/g; s/9x7xf16/3000x4096xf16/g; s/3x7xf/1024x4096xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=SLOW-ROWS-WIDE
+// SLOW-ROWS-WIDE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
 // RUN: sed 's/1024/1008/g' %examples/matmul_relu_1024_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=ALIGNED-ROWS
