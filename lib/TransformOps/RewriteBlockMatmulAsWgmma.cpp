@@ -1743,7 +1743,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
   if (givenReadMaxK && *givenReadMaxK < 0)
     return emitDefiniteFailure()
            << "read_misaligned_rows_max_k = " << *givenReadMaxK
-           << " must not be negative (0 copies every such B)";
+           << " must not be negative (0 copies every such operand)";
   int64_t readMaxK = givenReadMaxK.value_or(-1); // -1: the default below.
   int64_t splits = 1;
   if (getSplitK()) {

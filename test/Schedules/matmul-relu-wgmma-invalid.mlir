@@ -25,7 +25,7 @@
 
 // A negative copy_16b_rows_from is refused (fourth RUN), on every payload.
 // NEGATIVE: negative.mlir:{{[0-9]+}}:{{[0-9]+}}: error: copy_16b_rows_from = -1 must not be negative (0 copies every such B)
-// NEGATIVE-READ: negative-read.mlir:{{[0-9]+}}:{{[0-9]+}}: error: read_misaligned_rows_max_k = -64 must not be negative (0 copies every such B)
+// NEGATIVE-READ: negative-read.mlir:{{[0-9]+}}:{{[0-9]+}}: error: read_misaligned_rows_max_k = -64 must not be negative (0 copies every such operand)
 
 // f64 inputs have no wgmma instruction.
 // CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: wgmma needs f16, bf16 or f32 inputs (both the same) and an f32 accumulator
