@@ -479,17 +479,11 @@ WgmmaEmitter::tensorMapType(ArrayRef<int64_t> box,
 /// H100 1000^3 f16 13.70 -> 12.38 us, TF32 1004^3 1.13x; on an H200 64
 /// bytes or none were within noise of 128, and the aligned twin 1008^3
 /// did not move with any; nor did ten aligned kernels on an H100).
+/// The same test as the copy decision's (hasAlignedRows), so that every
+/// operand TMA reads on such rows gets it.
 static nvgpu::TensorMapL2PromoKind l2Promotion(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (type.getRank() < 2 || failed(type.getStridesAndOffset(strides, offset)))
-    return nvgpu::TensorMapL2PromoKind::L2PROMO_256B;
-  int64_t rowStride = strides[type.getRank() - 2];
-  if (ShapedType::isDynamic(rowStride))
-    return nvgpu::TensorMapL2PromoKind::L2PROMO_256B;
-  int64_t rowBytes = rowStride * type.getElementTypeBitWidth() / 8;
-  return rowBytes % 32 == 0 ? nvgpu::TensorMapL2PromoKind::L2PROMO_256B
-                            : nvgpu::TensorMapL2PromoKind::L2PROMO_128B;
+  return hasAlignedRows(type, 32) ? nvgpu::TensorMapL2PromoKind::L2PROMO_256B
+                                  : nvgpu::TensorMapL2PromoKind::L2PROMO_128B;
 }
 
 Value WgmmaEmitter::makeTensorMap(Value source, ArrayRef<int64_t> matrixBox) {
