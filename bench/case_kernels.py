@@ -32,12 +32,14 @@ def prepare(directory, cases):
         print(name, "ok", flush=True)
 
 
-def tessel_run(launch, reference, rep_ms):
+def tessel_run(launch, reference, rep_ms, l2_flush="write"):
     """Runs one launch file with tessel-run --json against `reference`
-    (auto, cpu, gpu, none); returns its result with "rc", or {"error": its
+    (auto, cpu, gpu, none), L2 flushed by `l2_flush` (write: as do_bench,
+    read: left clean, none) before each repeat; returns its result with "rc", or {"error": its
     output} when it printed no JSON."""
     p = subprocess.run([str(install.tool("tessel-run")), str(launch), "--json",
-                        f"--reference={reference}", "--rep-ms", str(rep_ms)],
+                        f"--reference={reference}", "--rep-ms", str(rep_ms),
+                        f"--l2-flush={l2_flush}"],
                        capture_output=True, text=True)
     try:
         r = json.loads(p.stdout)

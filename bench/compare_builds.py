@@ -88,6 +88,18 @@ CASES = [
     ("64x4096x4096-f16", "relu", 64, 4096, 4096, "f16", None),
     ("1x8192x8192-f16", "relu", 1, 8192, 8192, "f16", None),
     ("32x8192x8192-f16", "relu", 32, 8192, 8192, "f16", None),
+    ("8x8192x8192-f16", "relu", 8, 8192, 8192, "f16", None),
+    ("128x8192x8192-f16", "relu", 128, 8192, 8192, "f16", None),
+    # Decode-like layers of LLMs (M of 1 to 64 tokens, weights W stored
+    # [n, k]), untuned: the rule's picks for memory-bound shapes.
+    ("decode-1x4096x4096-f16", "linear", 1, 4096, 4096, "f16", None),
+    ("decode-1x11008x4096-f16", "linear", 1, 11008, 4096, "f16", None),
+    ("decode-1x4096x11008-f16", "linear", 1, 4096, 11008, "f16", None),
+    ("decode-4x14336x4096-bf16", "linear", 4, 14336, 4096, "bf16", None),
+    ("decode-16x4096x14336-bf16", "linear", 16, 4096, 14336, "bf16", None),
+    ("decode-1x28672x8192-bf16", "linear", 1, 28672, 8192, "bf16", None),
+    ("decode-64x8192x8192-f16", "linear", 64, 8192, 8192, "f16", None),
+    ("decode-8x2048x2048-f16", "linear", 8, 2048, 2048, "f16", None),
     # Whole waves of 128x256 tiles on 132 SMs (1056 and 528 tiles) beside
     # the shapes above (1024 and 512 tiles: 7.76 and 3.88 waves).
     ("wave-linear-8448x4096x4096-bf16-relu", "linear", 8448, 4096, 4096,
@@ -211,7 +223,7 @@ def run(args):
             for build in builds[shift:] + builds[:shift]:
                 launch = next(build.glob("*.launch.json"))
                 ref = "auto" if r == 0 else "none"
-                res = tessel_run(launch, ref, args.rep_ms)
+                res = tessel_run(launch, ref, args.rep_ms, args.l2_flush)
                 res.update(case=case.name, build=build.name, round=r)
                 runs.append(res)
                 key = (case.name, build.name)
@@ -280,6 +292,9 @@ def main():
     pr.add_argument("out")
     pr.add_argument("--rounds", type=int, default=3)
     pr.add_argument("--rep-ms", type=int, default=100)
+    pr.add_argument("--l2-flush", default="write",
+                    choices=("read", "write", "none"),
+                    help="tessel-run's L2 flush before each repeat")
     pr.add_argument("--first", help="the build ratios are taken against "
                     "(default: the first by name)")
     args = p.parse_args()

@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -178,6 +179,7 @@ std::string tessel::argumentSignature(const HostFunctionSpec &spec,
         o[field] = *v;
   o["seed"] = int64_t(options.seed);
   o["reference"] = options.reference;
+  o["l2_flush"] = l2FlushName(options.flush);
   std::string text;
   llvm::raw_string_ostream(text) << llvm::json::Value(std::move(o));
   return text;
@@ -195,6 +197,7 @@ PreparedArguments::~PreparedArguments() {
     if (p)
       driver.free(p);
   driver.unloadModule(compareModule);
+  driver.unloadModule(flushModule);
 }
 
 /// Threads of the comparison kernel (256 blocks of 256): each sums a
@@ -294,6 +297,100 @@ DONE:
 )",
                        load)
       .str();
+}
+
+std::optional<RunOptions::L2Flush>
+tessel::parseL2Flush(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<RunOptions::L2Flush>>(name)
+      .Case("read", RunOptions::L2Flush::Read)
+      .Case("write", RunOptions::L2Flush::Write)
+      .Case("none", RunOptions::L2Flush::None)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef tessel::l2FlushName(RunOptions::L2Flush flush) {
+  switch (flush) {
+  case RunOptions::L2Flush::Read:
+    return "read";
+  case RunOptions::L2Flush::Write:
+    return "write";
+  case RunOptions::L2Flush::None:
+    return "none";
+  }
+  llvm_unreachable("unknown L2 flush");
+}
+
+/// The read flush's launch: kFlushBlocks x kFlushThreads threads, each
+/// reading four 16-byte granules per turn of a grid-stride loop; the
+/// buffer's size is a multiple of one turn (16 MiB).
+static constexpr int64_t kFlushBlocks = 1024, kFlushThreads = 256;
+static constexpr uint64_t kFlushBytes = 256ull << 20;
+static_assert(kFlushBytes % (kFlushBlocks * kFlushThreads * 4 * 16) == 0);
+
+std::string tessel::l2FlushReadPtx() {
+  return R"(.version 7.0
+.target sm_70
+.address_size 64
+
+// Reads the n 16-byte granules of buf (n a multiple of four times the
+// grid's threads), four per thread and turn, and xors what it reads. The
+// buffer holds zeros, so the store that keeps the loads alive never runs.
+.visible .entry tessel_l2_read(.param .u64 pbuf, .param .u64 pn)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<16>;
+
+  ld.param.u64 %rd1, [pbuf];
+  ld.param.u64 %rd2, [pn];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd3, %r1, %r2;
+  cvt.u64.u32 %rd4, %r3;
+  add.u64 %rd3, %rd3, %rd4;
+  mov.u32 %r4, %nctaid.x;
+  mul.wide.u32 %rd5, %r4, %r2;
+  shl.b64 %rd6, %rd5, 4;
+  mov.u32 %r20, 0;
+LOOP:
+  setp.ge.u64 %p1, %rd3, %rd2;
+  @%p1 bra DONE;
+  shl.b64 %rd7, %rd3, 4;
+  add.u64 %rd7, %rd1, %rd7;
+  add.u64 %rd8, %rd7, %rd6;
+  add.u64 %rd9, %rd8, %rd6;
+  add.u64 %rd10, %rd9, %rd6;
+  ld.global.v4.u32 {%r5, %r6, %r7, %r8}, [%rd7];
+  ld.global.v4.u32 {%r9, %r10, %r11, %r12}, [%rd8];
+  ld.global.v4.u32 {%r13, %r14, %r15, %r16}, [%rd9];
+  ld.global.v4.u32 {%r17, %r18, %r19, %r21}, [%rd10];
+  xor.b32 %r20, %r20, %r5;
+  xor.b32 %r20, %r20, %r6;
+  xor.b32 %r20, %r20, %r7;
+  xor.b32 %r20, %r20, %r8;
+  xor.b32 %r20, %r20, %r9;
+  xor.b32 %r20, %r20, %r10;
+  xor.b32 %r20, %r20, %r11;
+  xor.b32 %r20, %r20, %r12;
+  xor.b32 %r20, %r20, %r13;
+  xor.b32 %r20, %r20, %r14;
+  xor.b32 %r20, %r20, %r15;
+  xor.b32 %r20, %r20, %r16;
+  xor.b32 %r20, %r20, %r17;
+  xor.b32 %r20, %r20, %r18;
+  xor.b32 %r20, %r20, %r19;
+  xor.b32 %r20, %r20, %r21;
+  shl.b64 %rd11, %rd5, 2;
+  add.u64 %rd3, %rd3, %rd11;
+  bra LOOP;
+DONE:
+  setp.ne.u32 %p2, %r20, 0;
+  @%p2 st.global.u32 [%rd1], %r20;
+  ret;
+}
+)";
 }
 
 llvm::Expected<std::unique_ptr<PreparedArguments>>
@@ -425,12 +522,27 @@ PreparedArguments::prepare(cuda::Driver &driver, const HostFunctionSpec &spec,
     prepared->partials = *partials;
   }
 
-  if (options.flushL2) {
-    prepared->flushBytes = 256ull << 20;
+  if (options.flush != RunOptions::L2Flush::None) {
+    prepared->flushBytes = kFlushBytes;
     llvm::Expected<cuda::DevicePtr> p = driver.allocate(prepared->flushBytes);
     if (!p)
       return p.takeError();
     prepared->flush = *p;
+  }
+  if (options.flush == RunOptions::L2Flush::Read) {
+    // Zeros, which tessel_l2_read's store tests for.
+    if (llvm::Error e =
+            driver.fill32(prepared->flush, 0, prepared->flushBytes / 4))
+      return std::move(e);
+    llvm::Expected<cuda::Module> module = driver.loadModule(l2FlushReadPtx());
+    if (!module)
+      return module.takeError();
+    prepared->flushModule = *module;
+    llvm::Expected<cuda::Function> read =
+        driver.getFunction(*module, "tessel_l2_read");
+    if (!read)
+      return read.takeError();
+    prepared->flushRead = *read;
   }
   return prepared;
 }
@@ -534,21 +646,36 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
   result.checkMs = msSince(phase);
   phase = Clock::now();
 
-  // Time: L2 flushed before each repeat, one event pair per repeat.
+  // Time: L2 flushed (options.flush) before each repeat, one event pair per
+  // repeat.
   llvm::Expected<cuda::Event> probeStart = driver.createEvent();
   llvm::Expected<cuda::Event> probeEnd = driver.createEvent();
   if (!probeStart || !probeEnd)
     return fail("cannot create CUDA events");
+  auto flushL2 = [&]() -> llvm::Error {
+    switch (options.flush) {
+    case RunOptions::L2Flush::Read: {
+      uint64_t buffer = prepared.flush, granules = prepared.flushBytes / 16;
+      std::vector<void *> params = {&buffer, &granules};
+      int64_t grid[3] = {kFlushBlocks, 1, 1};
+      int64_t block[3] = {kFlushThreads, 1, 1};
+      return driver.launch(prepared.flushRead, grid, block, 0, params);
+    }
+    case RunOptions::L2Flush::Write:
+      return driver.fill32(prepared.flush, 0, prepared.flushBytes / 4);
+    case RunOptions::L2Flush::None:
+      return llvm::Error::success();
+    }
+    llvm_unreachable("unknown L2 flush");
+  };
   // `withFlush`: the events bracket the flush too (the estimate).
   auto timeOne = [&](cuda::Event start, cuda::Event end,
                      bool withFlush = false) -> llvm::Error {
     if (withFlush)
       if (llvm::Error e = driver.record(start))
         return e;
-    if (prepared.flush)
-      if (llvm::Error e =
-              driver.fill32(prepared.flush, 0, prepared.flushBytes / 4))
-        return e;
+    if (llvm::Error e = flushL2())
+      return e;
     if (!withFlush)
       if (llvm::Error e = driver.record(start))
         return e;
@@ -605,6 +732,7 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
   }
   std::sort(times.begin(), times.end());
   result.repeats = repeats;
+  result.l2Flush = l2FlushName(options.flush).str();
   result.minMs = times.front();
   result.maxMs = times.back();
   result.medianMs = repeats % 2
@@ -629,6 +757,7 @@ llvm::json::Value tessel::toJSON(const RunResult &r) {
       {"tolerance", r.tolerance},
       {"nan_count", r.nanCount},
       {"repeats", r.repeats},
+      {"l2_flush", r.l2Flush},
       {"median_ms", r.medianMs},
       {"min_ms", r.minMs},
       {"max_ms", r.maxMs},

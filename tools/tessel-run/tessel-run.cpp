@@ -71,8 +71,16 @@ static cl::opt<bool>
                    "line ({\"spec\": PATH, \"seed\": N, \"warmup_ms\": "
                    "X, \"rep_ms\": Y}), a JSON answer per line on stdout"),
           cl::cat(category));
+static cl::opt<std::string> l2Flush(
+    "l2-flush",
+    cl::desc("How L2 is flushed before each timed repeat: 'write' (256 "
+             "MiB zeroed, as triton.testing.do_bench does; L2 is left "
+             "dirty; the default), 'read' (a kernel reads 256 MiB; L2 is "
+             "left clean) or 'none'"),
+    cl::init("write"), cl::cat(category));
 static cl::opt<bool> noFlush("no-flush-l2",
-                             cl::desc("Do not flush L2 between repeats"),
+                             cl::desc("Do not flush L2 between repeats (the "
+                                      "same as --l2-flush=none)"),
                              cl::cat(category));
 
 /// Reports `message` on stderr and, with --json, as `{"error": ...}` on
@@ -94,7 +102,8 @@ static tessel::RunOptions commandLineOptions() {
   options.repeatMs = repeatMs;
   options.reference = reference;
   options.tolerance = tolerance;
-  options.flushL2 = !noFlush;
+  options.flush = noFlush ? tessel::RunOptions::L2Flush::None
+                          : *tessel::parseL2Flush(l2Flush);
   return options;
 }
 
@@ -191,6 +200,9 @@ int main(int argc, char **argv) {
                               "Run, check and time exported Tessel kernels\n");
   if (!is_contained({"auto", "cpu", "gpu", "none"}, StringRef(reference)))
     return error("--reference must be auto, cpu, gpu or none");
+  if (!tessel::parseL2Flush(l2Flush))
+    return error("--l2-flush must be read, write or none (got '" + l2Flush +
+                 "')");
   if (std::string why =
           tessel::checkMeasurementBudgets(warmupMs, repeatMs, "--");
       !why.empty())
@@ -273,7 +285,8 @@ int main(int argc, char **argv) {
     outs() << formatv("time:    median {0:f4} ms  min {1:f4} ms  max {2:f4} ms"
                       "  ({3} repeats, L2 {4})\n",
                       r.medianMs, r.minMs, r.maxMs, r.repeats,
-                      noFlush ? "not flushed" : "flushed");
+                      r.l2Flush == "none" ? "not flushed"
+                                          : "flushed by " + r.l2Flush + "s");
     if (r.tflops > 0)
       outs() << formatv("rate:    {0:f1} TFLOP/s\n", r.tflops);
   }

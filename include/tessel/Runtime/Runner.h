@@ -24,9 +24,23 @@ struct RunOptions {
   std::string reference = "auto";
   /// Overrides the dtype's default bound on the relative error.
   double tolerance = 0;
-  /// Flush the L2 cache before every timed repeat.
-  bool flushL2 = true;
+  /// What runs before every timed repeat to evict the previous repeat's
+  /// lines from L2 (docs/runtime.md, tessel-run):
+  /// - Write: 256 MiB are zeroed, as triton.testing.do_bench flushes (the
+  ///   anchors' method, and what the tuner measures). L2 then holds dirty
+  ///   lines, and a kernel that streams its operands from HBM also pays
+  ///   for writing them back (decode shapes: about 17% of their time).
+  /// - Read: a kernel reads a 256 MiB buffer nothing else touches. L2 then
+  ///   holds clean lines, so the timed kernel pays only for its own bytes.
+  /// - None: no flush.
+  enum class L2Flush { Write, Read, None };
+  L2Flush flush = L2Flush::Write;
 };
+
+/// The L2Flush named `name` ("read", "write" or "none"), if any, and its
+/// name.
+std::optional<RunOptions::L2Flush> parseL2Flush(llvm::StringRef name);
+llvm::StringRef l2FlushName(RunOptions::L2Flush flush);
 
 /// Why a measurement's budgets (RunOptions::warmupMs, repeatMs) cannot be
 /// used, or "" when they can: each finite and at most a minute, the warm-up
@@ -45,6 +59,7 @@ struct RunResult {
   int64_t nanCount = 0;
   // Timing (milliseconds over all launches of the function).
   int repeats = 0;
+  std::string l2Flush; // l2FlushName(RunOptions::flush)
   double medianMs = 0, minMs = 0, maxMs = 0;
   double tflops = 0; // 0 when the workload is unknown.
   /// Where the call's wall-clock time went (milliseconds): preparing the
@@ -90,12 +105,16 @@ private:
   cuda::Module compareModule = nullptr;
   cuda::Function compare = nullptr;
   cuda::DevicePtr partials = 0;
+  /// The L2 flush's buffer, and for RunOptions::L2Flush::Read the kernel
+  /// that reads it.
   cuda::DevicePtr flush = 0;
   size_t flushBytes = 0;
+  cuda::Module flushModule = nullptr;
+  cuda::Function flushRead = nullptr;
 };
 
 /// The signature PreparedArguments::serves compares: the spec's arguments,
-/// results and workload, and the options' seed and reference.
+/// results and workload, and the options' seed, reference and L2 flush.
 std::string argumentSignature(const HostFunctionSpec &spec,
                               const RunOptions &options);
 
@@ -125,6 +144,10 @@ std::string randomFillPtx(llvm::StringRef elementType);
 /// f64 reference: each thread's sums of squared errors and of squared
 /// reference values, its largest absolute error and its NaN count.
 std::string comparePtx(llvm::StringRef elementType);
+
+/// The PTX of RunOptions::L2Flush::Read's kernel, `tessel_l2_read`: it
+/// reads its buffer in 16-byte loads and writes nothing.
+std::string l2FlushReadPtx();
 
 llvm::json::Value toJSON(const RunResult &result);
 
