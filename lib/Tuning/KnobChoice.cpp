@@ -362,8 +362,14 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   double perBlock = 0;
   if (wgmma) {
     int64_t consumers = roundUp(em, 64) / 64;
-    int64_t resident = std::max<int64_t>(
-        1, std::min({perSM, chip.sharedMemoryPerSM / smem, 2048 / threads}));
+    // A persistent kernel launches one block per SM, which walks the
+    // SM's tiles alone: nothing resident beside it.
+    int64_t resident =
+        persistent ? 1
+                   : std::max<int64_t>(1, std::min({perSM,
+                                                    chip.sharedMemoryPerSM /
+                                                        smem,
+                                                    2048 / threads}));
     // 3xTF32's producer splits each stage's tiles while the consumers
     // multiply: one consumer keeps up with it (64-row tiles ran fastest on
     // the small and thin shapes, bench/results/f32/README.md).
