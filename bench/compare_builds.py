@@ -100,6 +100,14 @@ CASES = [
     ("decode-1x28672x8192-bf16", "linear", 1, 28672, 8192, "bf16", None),
     ("decode-64x8192x8192-f16", "linear", 64, 8192, 8192, "f16", None),
     ("decode-8x2048x2048-f16", "linear", 8, 2048, 2048, "f16", None),
+    ("decode-32x8192x8192-f16", "linear", 32, 8192, 8192, "f16", None),
+    ("decode-8x4096x8192-f16", "relu", 8, 4096, 8192, "f16", None),
+    ("decode-2x8192x4096-bf16", "relu", 2, 8192, 4096, "bf16", None),
+    # Held out of the streaming term's fit.
+    ("holdout-1x5120x5120-bf16", "linear", 1, 5120, 5120, "bf16", None),
+    ("holdout-8x13824x5120-f16", "linear", 8, 13824, 5120, "f16", None),
+    ("holdout-2x6144x6144-f16", "relu", 2, 6144, 6144, "f16", None),
+    ("holdout-48x3072x12288-bf16", "linear", 48, 3072, 12288, "bf16", None),
     # One of bench/any_shape.py's 300 shapes (A's rows on 16- but not
     # 32-byte boundaries).
     ("any-96x8579x4376-f16", "relu", 96, 8579, 4376, "f16", None),

@@ -129,6 +129,12 @@ constexpr double kSplitF32ConsumersEfficiency = 0.85;
 /// (docs/knob-rule.md).
 constexpr double kPersistentCost = 1.04;
 constexpr double kTf32LoneTilePersistent = 0.97;
+/// A 16-bit matmul of at most 64 rows whose B holds at least this many
+/// bytes streams B from HBM (decode layers), and its blocks are ordered by
+/// streamingOrder instead of the tensor cores' model: docs/knob-rule.md.
+constexpr double kStreamMinBytes = 8e6;
+/// ... the share of the SMs its blocks should fill at least.
+constexpr double kStreamMinFill = 0.65;
 /// The preference for clusters of two blocks that multicast A's tile where
 /// TMA reads A's rows on 16- but not 32-byte boundaries, and for no
 /// clusters elsewhere (docs/knob-rule.md).
@@ -324,6 +330,44 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   blocks *= splits;
   int64_t perSM = llvm::divideCeil(
       blocks, std::max<int64_t>(splits, chip.smCount / splits * splits));
+
+  // A decode layer (wgmma, 16-bit, at most 64 rows, B of kStreamMinBytes
+  // or more) waits on HBM, not on its tensor cores: what counts is that
+  // its blocks fill the SMs in one wave, each with a deep ring. Measured on
+  // an H100 over 13 such layers x 42 knob points
+  // (bench/results/hopper-v2, "The rule's picks for decode layers"), the
+  // fastest points: blocks between kStreamMinFill and all of the SMs,
+  // 128-column tiles, no split unless it fills the SMs (splits of 4 lost),
+  // 8 stages where they fit (no more than the block's K steps); 64-row
+  // tiles, not persistent, no clusters.
+  // The points are ordered by those criteria in turn (each term outweighs
+  // the sum of the later ones). Only where 64-column tiles split in two
+  // can fill that share of the SMs (N of about 2750 or more on an H100):
+  // narrower layers, which need deeper splits, were not measured and keep
+  // the tensor cores' model.
+  bool decodeLayer =
+      wgmma && s.inBytes == 2 && s.wgmmaParts == 1 && s.m <= 64 &&
+      s.batch == 1 && double(s.k) * s.n * s.inBytes >= kStreamMinBytes &&
+      2.0 * double(llvm::divideCeil(s.n, 64)) >=
+          kStreamMinFill * double(chip.smCount);
+  if (decodeLayer) {
+    double fill = double(blocks) / double(chip.smCount);
+    bool inRange = fill >= kStreamMinFill && fill <= 1.0;
+    double order = 0;
+    if (splits > 2 || persistent || cluster != 1)
+      order += 1000;
+    if (inRange)
+      order += (tn != 128) * 1.0 + (splits - 1) * 0.3 - 0.1 * fill;
+    else if (fill <= 1.0)
+      order += 10.0 - 5.0 * fill + (tn != 128) * 0.01 + (splits - 1) * 0.005;
+    else
+      order += 20.0 + fill;
+    int64_t depth = std::min<int64_t>(8, llvm::divideCeil(kSteps, splits));
+    order += 1e-3 * double(std::abs(stages - depth)) +
+             1e-4 * std::log2(double(tm) / 64.0) +
+             1e-4 * (p.get("group_m").value_or(1) != 1);
+    return 1.0 + order;
+  }
 
   // One block's work (whole granules of M and N, whole K steps) over the
   // efficiency of its tile: operand traffic per multiply-add falls as

@@ -58,6 +58,30 @@
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=PERSISTENT-ALONE
 // PERSISTENT-ALONE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+
+// Decode layers (at most 64 rows, 8 MB or more of B, N of about 2750 or
+// more): blocks ordered by how they stream B, not by the tensor cores'
+// model. 1x11008x4096: 86 blocks of 64x128 tiles (0.65 of the SMs or
+// more), no split, 8 stages (1.26x the previous pick on an H100).
+// 1x4096x4096: 128-column tiles would need a split of 4, so 64x64 tiles
+// split in two (128 blocks). 8x2048x2048 is too narrow for 64x64 tiles
+// split in two to fill the SMs: the tensor cores' model keeps its split
+// of 4 (bench/results/hopper-v2, "The rule's picks for decode layers").
+// RUN: sed 's/3x9xf16/1x4096xf16/g; s/9x7xf16/4096x11008xf16/g; s/3x7xf/1x11008xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=DECODE-WIDE
+// DECODE-WIDE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, tile_m = 64 : i64, tile_n = 128 : i64}
+// RUN: sed 's/3x9xf16/1x4096xf16/g; s/9x7xf16/4096x4096xf16/g; s/3x7xf/1x4096xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=DECODE-4096
+// DECODE-4096: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 8 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
+// RUN: sed 's/3x9xf16/8x2048xf16/g; s/9x7xf16/2048x2048xf16/g; s/3x7xf/8x2048xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=DECODE-NARROW
+// DECODE-NARROW: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 4 : i64, stages = 6 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
 // RUN: sed 's/1024/1008/g' %examples/matmul_relu_1024_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=ALIGNED-ROWS
