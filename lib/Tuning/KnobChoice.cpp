@@ -342,12 +342,16 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // tiles, not persistent, no clusters.
   // The points are ordered by those criteria in turn (each term outweighs
   // the sum of the later ones). Only where 64-column tiles split in two
-  // can fill that share of the SMs (N of about 2750 or more on an H100):
-  // narrower layers, which need deeper splits, were not measured and keep
-  // the tensor cores' model.
+  // can fill that share of the SMs (N of about 2750 or more on an H100)
+  // and TMA reads A and B (rows on 16-byte boundaries): narrower layers,
+  // which need deeper splits, were not measured, and on rows that are
+  // copied or read by the producers the ordering lost (63x13566x4846 f16:
+  // 134 -> 151 us); both keep the tensor cores' model.
   bool decodeLayer =
       wgmma && s.inBytes == 2 && s.wgmmaParts == 1 && s.m <= 64 &&
-      s.batch == 1 && double(s.k) * s.n * s.inBytes >= kStreamMinBytes &&
+      s.batch == 1 && (s.k * s.inBytes) % 16 == 0 &&
+      (s.n * s.inBytes) % 16 == 0 &&
+      double(s.k) * s.n * s.inBytes >= kStreamMinBytes &&
       2.0 * double(llvm::divideCeil(s.n, 64)) >=
           kStreamMinFill * double(chip.smCount);
   if (decodeLayer) {

@@ -60,8 +60,8 @@
 // PERSISTENT-ALONE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
 
 // Decode layers (at most 64 rows, 8 MB or more of B, N of about 2750 or
-// more): blocks ordered by how they stream B, not by the tensor cores'
-// model. 1x11008x4096: 86 blocks of 64x128 tiles (0.65 of the SMs or
+// more, rows on 16-byte boundaries): blocks ordered by how they stream B,
+// not by the tensor cores' model. 1x11008x4096: 86 blocks of 64x128 tiles (0.65 of the SMs or
 // more), no split, 8 stages (1.26x the previous pick on an H100).
 // 1x4096x4096: 128-column tiles would need a split of 4, so 64x64 tiles
 // split in two (128 blocks). 8x2048x2048 is too narrow for 64x64 tiles
