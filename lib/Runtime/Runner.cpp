@@ -393,6 +393,19 @@ DONE:
 )";
 }
 
+/// Loads the PTX `image` into `module` (which the caller unloads, also
+/// when this fails after loading it) and returns its kernel `name`.
+static llvm::Expected<cuda::Function> loadKernel(cuda::Driver &driver,
+                                                 llvm::StringRef image,
+                                                 llvm::StringRef name,
+                                                 cuda::Module &module) {
+  llvm::Expected<cuda::Module> loaded = driver.loadModule(image);
+  if (!loaded)
+    return loaded.takeError();
+  module = *loaded;
+  return driver.getFunction(module, name);
+}
+
 llvm::Expected<std::unique_ptr<PreparedArguments>>
 PreparedArguments::prepare(cuda::Driver &driver, const HostFunctionSpec &spec,
                            const RunOptions &options) {
@@ -426,13 +439,9 @@ PreparedArguments::prepare(cuda::Driver &driver, const HostFunctionSpec &spec,
                   buffer.elementType + "': only float inputs are generated");
     auto &fill = fills[buffer.elementType];
     if (!fill.first) {
-      llvm::Expected<cuda::Module> module =
-          driver.loadModule(randomFillPtx(buffer.elementType));
-      if (!module)
-        return module.takeError();
-      fill.first = *module;
       llvm::Expected<cuda::Function> function =
-          driver.getFunction(*module, "tessel_fill_random");
+          loadKernel(driver, randomFillPtx(buffer.elementType),
+                     "tessel_fill_random", fill.first);
       if (!function)
         return function.takeError();
       fill.second = *function;
@@ -505,13 +514,9 @@ PreparedArguments::prepare(cuda::Driver &driver, const HostFunctionSpec &spec,
     if (llvm::Error e = driver.copyToDevice(*onDevice, reference.data(),
                                             reference.size() * sizeof(double)))
       return std::move(e);
-    llvm::Expected<cuda::Module> module =
-        driver.loadModule(comparePtx(out.elementType));
-    if (!module)
-      return module.takeError();
-    prepared->compareModule = *module;
     llvm::Expected<cuda::Function> compare =
-        driver.getFunction(*module, "tessel_compare");
+        loadKernel(driver, comparePtx(out.elementType), "tessel_compare",
+                   prepared->compareModule);
     if (!compare)
       return compare.takeError();
     prepared->compare = *compare;
@@ -534,12 +539,9 @@ PreparedArguments::prepare(cuda::Driver &driver, const HostFunctionSpec &spec,
     if (llvm::Error e =
             driver.fill32(prepared->flush, 0, prepared->flushBytes / 4))
       return std::move(e);
-    llvm::Expected<cuda::Module> module = driver.loadModule(l2FlushReadPtx());
-    if (!module)
-      return module.takeError();
-    prepared->flushModule = *module;
     llvm::Expected<cuda::Function> read =
-        driver.getFunction(*module, "tessel_l2_read");
+        loadKernel(driver, l2FlushReadPtx(), "tessel_l2_read",
+                   prepared->flushModule);
     if (!read)
       return read.takeError();
     prepared->flushRead = *read;
