@@ -130,8 +130,9 @@ constexpr double kSplitF32ConsumersEfficiency = 0.85;
 constexpr double kPersistentCost = 1.04;
 constexpr double kTf32LoneTilePersistent = 0.97;
 /// A 16-bit matmul of at most 64 rows whose B holds at least this many
-/// bytes streams B from HBM (decode layers), and its blocks are ordered by
-/// streamingOrder instead of the tensor cores' model: docs/knob-rule.md.
+/// bytes streams B from HBM (decode layers), and estimate() orders its
+/// points by how they stream B instead of by the tensor cores' model:
+/// docs/knob-rule.md.
 constexpr double kStreamMinBytes = 8e6;
 /// ... the share of the SMs its blocks should fill at least.
 constexpr double kStreamMinFill = 0.65;
@@ -331,6 +332,13 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   int64_t perSM = llvm::divideCeil(
       blocks, std::max<int64_t>(splits, chip.smCount / splits * splits));
 
+  // Rows that are not 16-byte aligned, which TMA cannot read (copied, or
+  // read by the producers). Without the layout of B, its rows count as
+  // misaligned when either of its dimensions is.
+  bool misalignedA = (s.k * s.inBytes) % 16 != 0;
+  bool misalignedB =
+      (s.n * s.inBytes) % 16 != 0 || (s.k * s.inBytes) % 16 != 0;
+
   // A decode layer (wgmma, 16-bit, at most 64 rows, B of kStreamMinBytes
   // or more) waits on HBM, not on its tensor cores: what counts is that
   // its blocks fill the SMs in one wave, each with a deep ring. Measured on
@@ -349,8 +357,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // 134 -> 151 us); both keep the tensor cores' model.
   bool decodeLayer =
       wgmma && s.inBytes == 2 && s.wgmmaParts == 1 && s.m <= 64 &&
-      s.batch == 1 && (s.k * s.inBytes) % 16 == 0 &&
-      (s.n * s.inBytes) % 16 == 0 &&
+      s.batch == 1 && !misalignedA && !misalignedB &&
       double(s.k) * s.n * s.inBytes >= kStreamMinBytes &&
       2.0 * double(llvm::divideCeil(s.n, 64)) >=
           kStreamMinFill * double(chip.smCount);
@@ -472,11 +479,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // read them itself (16-bit inputs, a K of at most 4 steps, or a
   // memory-bound matmul: RewriteBlockMatmulAsWgmma.cpp's default, which
   // ran 1.14x-1.42x faster than the copy, docs/any-shape.md): the rule
-  // leaves those non-persistent. Without the layout of B, its rows count as
-  // misaligned when either of its dimensions is.
-  bool misalignedA = (s.k * s.inBytes) % 16 != 0;
-  bool misalignedB =
-      (s.n * s.inBytes) % 16 != 0 || (s.k * s.inBytes) % 16 != 0;
+  // leaves those non-persistent.
   double misalignedBytes = double(s.inBytes) * s.batch *
                            ((misalignedA ? double(s.m) * s.k : 0) +
                             (misalignedB ? double(s.k) * s.n : 0));
