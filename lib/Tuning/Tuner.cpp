@@ -852,11 +852,19 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
       log << llvm::formatv("[tune] the tuned knobs beat the defaults by "
                            "{0:f1}%, beyond the noise\n",
                            100 * gain);
-    } else {
+    } else if (gain >= 0) {
       log << llvm::formatv("[tune] the tuned knobs are within the noise of "
                            "the defaults ({0:f1}% faster, noise {1:f1}%): "
                            "keeping the defaults\n",
                            100 * gain, 100 * noise);
+      chosen = defaults;
+    } else {
+      log << llvm::formatv("[tune] the search's best is {0:f1}% slower "
+                           "than the defaults (noise {1:f1}%): keeping the "
+                           "defaults\n",
+                           100 * median(tuned->times) / median(defaults->times)
+                               - 100,
+                           100 * noise);
       chosen = defaults;
     }
   } else if (!tuned) {

@@ -19,7 +19,8 @@ nothing else misbehaves. With FAKE_WORKER_LOG=PATH, each worker appends
 candidate ends it (D: its device) to PATH;
 FAKE_DEVICES=N (default 1) is the number of GPUs it pretends to have;
 with FAKE_SLOW_KNOBS=K=V,..., candidates with those knob values take 1.5x
-as long (to make the defaults slower than the tuned knobs)."""
+as long (to make the defaults slower than the tuned knobs), with
+FAKE_FAST_KNOBS=K=V,... half as long (to make them faster)."""
 import json, os, signal, sys, time
 
 ILLEGAL = ("cuCtxSynchronize (kernel execution) failed: "
@@ -51,11 +52,12 @@ def measure(spec, seed, end=lambda: None):
     w = spec["workload"]
     # Best near 256 threads and enough blocks to fill 132 SMs.
     ms = 1.0 + abs(threads - 256) / 256.0 + max(0, 132 - blocks) / 132.0
-    slow = os.environ.get("FAKE_SLOW_KNOBS")
     knobs = spec.get("schedule", {}).get("knobs", {})
-    if slow and all(str(knobs.get(k)) == v for k, v in
-                    (kv.split("=", 1) for kv in slow.split(","))):
-        ms *= 1.5
+    for name, factor in (("FAKE_SLOW_KNOBS", 1.5), ("FAKE_FAST_KNOBS", 0.5)):
+        given = os.environ.get(name)
+        if given and all(str(knobs.get(k)) == v for k, v in
+                         (kv.split("=", 1) for kv in given.split(","))):
+            ms *= factor
     fresh_wrong = os.environ.get("FAKE_WRONG_ON_FRESH_INPUTS")
     wrong = ((threads == 128 and 128 in misbehaving) or
              (fresh_wrong == str(threads) and str(seed) != "1"))
