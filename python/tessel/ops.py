@@ -39,6 +39,29 @@ def _torch():
     return torch
 
 
+def _direct(torch, tensors):
+    """Whether a call on `tensors` (None entries ignored) launches the
+    kernel itself rather than through its torch.library op: in eager mode,
+    on plain tensors that need no gradient. The op's dispatch costs about
+    35 us of host time per call (H100 host, torch 2.11;
+    bench/results/call-overhead), more than the rest of the call. Tracing
+    (torch.compile, FakeTensors), tensor subclasses and inputs that
+    require grad still go through the op, so that tracers and autograd
+    see it (it has no backward formula)."""
+    is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling",
+                           None)
+    if is_compiling is not None and is_compiling():
+        return False
+    grad = torch.is_grad_enabled()
+    plain = (torch.Tensor, torch.nn.Parameter)
+    for t in tensors:
+        if t is None:
+            continue
+        if type(t) not in plain or (grad and t.requires_grad):
+            return False
+    return True
+
+
 def _check_tensor(name, t, torch):
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got "
@@ -59,7 +82,7 @@ def _check_contiguous(name, t):
 
 
 def _check_cuda(name, t):
-    if t.device.type != "cuda":
+    if not t.is_cuda:
         raise ValueError(f"{name} is on {t.device}; Tessel's kernels run on "
                          "CUDA tensors")
 
@@ -71,9 +94,20 @@ def _check_devices(named):
     for name, tensor in named:
         if tensor is not None:
             _check_cuda(name, tensor)
-            if tensor.device != reference.device:
+            if tensor.get_device() != reference.get_device():
                 raise ValueError(f"{name} is on {tensor.device}, {first} on "
                                  f"{reference.device}")
+
+
+def _current_stream(torch, index):
+    """PyTorch's current CUDA stream on GPU `index`, as a CUstream int.
+    torch._C._cuda_getCurrentRawStream (what Triton's launcher calls) takes
+    about 0.2 us; torch.cuda.current_stream(...).cuda_stream about 5
+    (H100 host, bench/results/call-overhead)."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(index)
+    return torch.cuda.current_stream(index).cuda_stream
 
 
 class Kernel:
@@ -98,22 +132,22 @@ class Kernel:
             name = f"argument #{i}"
             if not isinstance(t, torch.Tensor):
                 raise TypeError(f"{name} must be a torch.Tensor")
-            if tuple(t.shape) != arg.shape or \
+            if t.shape != arg.shape or \
                     _DTYPES.get(str(t.dtype)) != arg.dtype:
                 raise ValueError(
                     f"{name} is {tuple(t.shape)} {t.dtype}; the kernel was "
                     f"compiled for {arg.shape} {_TORCH_NAMES.get(arg.dtype, arg.dtype)}")
             _check_contiguous(name, t)
             _check_cuda(name, t)
-            if t.device.index != self.device.ordinal:
+            if t.get_device() != self.device.ordinal:
                 raise ValueError(f"{name} is on {t.device}; this kernel is "
                                  f"loaded on cuda:{self.device.ordinal}")
         self._launch(torch, tensors)
 
     def _launch(self, torch, tensors):
         """Launches on tensors already checked against the kernel."""
-        stream = torch.cuda.current_stream(tensors[0].device).cuda_stream
-        self.function.launch([t.data_ptr() for t in tensors], stream)
+        self.function.launch([t.data_ptr() for t in tensors],
+                             _current_stream(torch, tensors[0].get_device()))
 
 
 _kernels = {}
@@ -253,7 +287,10 @@ def matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
 
     Without out/knobs/schedule/databases, on PyTorch 2.4 or later, the call
     goes through torch.ops.tessel.matmul_relu, which torch.compile traces
-    into its graph.
+    into its graph, when torch.compile traces it, on tensor subclasses, or
+    on inputs that require grad; in eager mode otherwise it launches the
+    kernel directly (the op's dispatch would cost more host time than the
+    rest of the call).
     """
     if out is None and knobs is None and schedule is None and \
             databases is None:
@@ -261,7 +298,8 @@ def matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
         # Anything but two tensors gets the eager path's TypeError, not
         # the dispatcher's schema error.
         torch = _torch()
-        if op and isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        if op and isinstance(a, torch.Tensor) and \
+                isinstance(b, torch.Tensor) and not _direct(torch, (a, b)):
             return op(a, b)
     return _matmul_relu(a, b, out=out, knobs=knobs, schedule=schedule,
                         databases=databases)
@@ -348,7 +386,9 @@ def linear(x, weight, bias=None, activation=None, *, knobs=None,
     TypeError/ValueError for unsupported arguments (before any GPU work),
     TesselError when compiling or launching fails. Without them, on PyTorch
     2.4 or later, the call goes through torch.ops.tessel.linear, which
-    torch.compile traces into its graph.
+    torch.compile traces into its graph, as matmul_relu's does (in eager
+    mode on plain tensors that need no gradient, the kernel is launched
+    directly).
     """
     if knobs is None and schedule is None and databases is None:
         if _op is None:
@@ -357,7 +397,8 @@ def linear(x, weight, bias=None, activation=None, *, knobs=None,
         if _linear_op and isinstance(x, torch.Tensor) and \
                 isinstance(weight, torch.Tensor) and \
                 (bias is None or isinstance(bias, torch.Tensor)) and \
-                (activation is None or isinstance(activation, str)):
+                (activation is None or isinstance(activation, str)) and \
+                not _direct(torch, (x, weight, bias)):
             return _linear_op(x, weight, bias, activation)
     return _linear(x, weight, bias, activation, knobs=knobs,
                    schedule=schedule, databases=databases)

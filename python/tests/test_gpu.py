@@ -133,6 +133,36 @@ def test_torch_op_passes_opcheck():
 
 
 @custom_op
+def test_eager_calls_launch_directly_unless_autograd_needs_the_op(monkeypatch):
+    # Plain tensors without grad: the kernel is launched without the op's
+    # dispatch; inputs that require grad go through the op. Both compute
+    # the same, on PyTorch's current stream (a side stream here).
+    op = tessel.register_torch_ops()
+    through_op = []
+    real = tessel.ops._matmul_relu
+
+    def counting(*args, **kwargs):
+        import traceback
+        through_op.append(any("custom_op" in f.filename or "_library" in
+                              f.filename for f in traceback.extract_stack()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tessel.ops, "_matmul_relu", counting)
+    a = torch.randn(77, 40, device="cuda", dtype=torch.float16)
+    b = torch.randn(40, 96, device="cuda", dtype=torch.float16)
+    want = torch.relu(a.double() @ b.double())
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        direct = tessel.matmul_relu(a, b)
+    side.synchronize()
+    via_op = tessel.matmul_relu(a, b.clone().requires_grad_())
+    assert op is not None and through_op == [False, True]
+    for got in (direct, via_op.detach()):
+        err = ((got.double() - want).norm() / want.norm()).item()
+        assert err < 1e-2, err
+
+
+@custom_op
 @pytest.mark.parametrize("dtype", ["f16", "f32"])
 def test_torch_compile_traces_without_graph_breaks(dtype):
     # A Linear-like block around Tessel's kernel: torch.compile keeps it in

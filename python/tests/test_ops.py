@@ -53,3 +53,23 @@ def test_torch_op_only_where_custom_op_exists():
     # tessel.matmul_relu stays the eager function.
     op = tessel.register_torch_ops()
     assert (op is None) == (not hasattr(torch.library, "custom_op"))
+
+
+def test_eager_calls_skip_the_op_only_on_plain_tensors_without_grad():
+    # The custom op's dispatch costs more host time than the rest of an
+    # eager call, so plain tensors that need no gradient launch directly;
+    # anything autograd or a tracer must see goes through the op.
+    from tessel.ops import _direct
+
+    a, b = t(4, 8), t(8, 4)
+    assert _direct(torch, (a, b, None))
+    w = torch.nn.Parameter(t(8, 4))
+    assert not _direct(torch, (a, w))  # requires grad, grad mode on
+    with torch.no_grad():
+        assert _direct(torch, (a, w))
+    assert not _direct(torch, (a, b.requires_grad_()))
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert not _direct(torch, (a, t(8, 4).as_subclass(Sub)))
