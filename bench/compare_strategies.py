@@ -73,7 +73,8 @@ def assignment_key(text):
 
 def run_tuner(args, strategy, seed, budget, jobs):
     opts = (f"schedule={rel(args.schedule)} strategy={strategy} seed={seed} "
-            f"budget={budget} jobs={jobs} replay={rel(args.db)}")
+            f"budget={budget} jobs={jobs} replay={rel(args.db)}"
+            f" start={args.start}")
     if args.replay_device:
         opts += f" replay-device={args.replay_device}"
     cmd = [str(pathlib.Path(args.tools) / "tessel-opt"), rel(args.example),
@@ -217,6 +218,8 @@ def main():
     p.add_argument("--example", default=str(ROOT / "examples/matmul_relu_2048_f16.mlir"))
     p.add_argument("--seeds", type=int, default=10, help="seeds 1..N")
     p.add_argument("--budget", type=int, default=300)
+    p.add_argument("--start", default="rule", choices=("rule", "defaults"),
+                   help="the search's first candidate (--tessel-tune start=)")
     p.add_argument("--exhaustive-budget", type=int, default=960)
     p.add_argument("--jobs", default="16",
                    help="compile threads (jobs=) to compare; the first is the main table")
@@ -311,7 +314,8 @@ def main():
     best_knobs = ",".join(f"{k}={best['knobs'][k]}" for k, _ in space)
     example_cmd = (f"{rel(pathlib.Path(args.tools) / 'tessel-opt')} {rel(args.example)} "
                    f"--tessel-tune=\"schedule=SPACE strategy=S seed=N "
-                   f"budget=B jobs=J replay={rel(args.db)}\" -o /dev/null")
+                   f"budget=B jobs=J replay={rel(args.db)} "
+                   f"start={args.start}\" -o /dev/null")
     md = []
     w = md.append
     w("# Search strategies compared on a recorded tuning database (replay)\n")

@@ -45,7 +45,7 @@ std::optional<Candidate> SearchStrategy::randomUnseen() {
 
 namespace {
 
-/// Every candidate in order, defaults first.
+/// Every candidate in order, the first candidate (startFrom) before them.
 struct Exhaustive : SearchStrategy {
   using SearchStrategy::SearchStrategy;
   uint64_t index = 0;
@@ -53,8 +53,8 @@ struct Exhaustive : SearchStrategy {
   std::optional<Candidate> next() override {
     if (!defaultsDone) {
       defaultsDone = true;
-      if (!seen(space.defaults()))
-        return space.defaults();
+      if (!seen(first()))
+        return first();
     }
     while (index < space.size())
       if (Candidate c = space.at(index++); !seen(c))
@@ -63,12 +63,12 @@ struct Exhaustive : SearchStrategy {
   }
 };
 
-/// Uniform sampling without replacement, defaults first.
+/// Uniform sampling without replacement, the first candidate before them.
 struct Random : SearchStrategy {
   using SearchStrategy::SearchStrategy;
   std::optional<Candidate> next() override {
-    if (!seen(space.defaults()))
-      return space.defaults();
+    if (!seen(first()))
+      return first();
     return randomUnseen();
   }
 };
@@ -81,8 +81,8 @@ struct Evolutionary : SearchStrategy {
   static constexpr unsigned kPopulation = 12, kInitial = 12, kTournament = 3;
 
   std::optional<Candidate> next() override {
-    if (!seen(space.defaults()))
-      return space.defaults();
+    if (!seen(first()))
+      return first();
     std::vector<std::pair<Candidate, double>> pool;
     for (auto &entry : history)
       if (std::isfinite(entry.second))
@@ -198,8 +198,8 @@ struct ModelGuided : SearchStrategy {
   }
 
   std::optional<Candidate> next() override {
-    if (!seen(space.defaults()))
-      return space.defaults();
+    if (!seen(first()))
+      return first();
     bool explore = std::uniform_int_distribution<int>(0, 3)(rng) == 0;
     if (history.size() < kInitial || explore)
       return randomUnseen();

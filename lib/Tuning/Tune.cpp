@@ -30,6 +30,7 @@ void Tune::runOnOperation() {
   o.schedule = schedule;
   o.entry = entry;
   o.strategy = strategy;
+  o.start = start;
   o.budget = budget;
   o.timeBudgetS = timeBudget;
   o.db = db;

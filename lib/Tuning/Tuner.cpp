@@ -358,6 +358,8 @@ llvm::Error Tuner::setUp() {
   if (!parsed)
     return parsed.takeError();
   space = std::move(*parsed);
+  if (options.start != "rule" && options.start != "defaults")
+    return fail("start='" + options.start + "': expected rule or defaults");
   llvm::Expected<std::unique_ptr<SearchStrategy>> s =
       createStrategy(options.strategy, *space, options.seed);
   if (!s)
@@ -422,7 +424,15 @@ llvm::Error Tuner::setUp() {
     db = std::move(*d);
   }
   builder.emplace(payload, std::move(build));
-  return applyConstraints();
+  if (llvm::Error e = applyConstraints())
+    return e;
+  // The search starts from the knobs the compiler picks without a record,
+  // so that its first generation holds them and it explores around them
+  // (bench/results/tuning, "Starting from the rule's knobs").
+  if (options.start == "rule")
+    if (std::optional<Candidate> rule = ruleDefaults())
+      strategy->startFrom(*rule);
+  return llvm::Error::success();
 }
 
 void Tuner::compile(Trial &trial) {

@@ -13,7 +13,7 @@
 // constraints refuse the 133 recorded compile errors (and no recorded kernel
 // that ran) before compiling; the unrecorded candidates count as trials.
 // RUN: tessel-opt %examples/matmul_relu_2048_f16.mlir \
-// RUN:   --tessel-tune="schedule=%t.schedule.mlir strategy=exhaustive budget=960 replay=%S/Inputs/recorded-2048-f16-h200.json" \
+// RUN:   --tessel-tune="schedule=%t.schedule.mlir strategy=exhaustive start=defaults budget=960 replay=%S/Inputs/recorded-2048-f16-h200.json" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXH
 
 // EXH: [tune] constraints: 824 of 960 candidates left, 136 refused before compiling (e.g. tile_m=16,tile_n=128,tile_k=4,thread_m=1,thread_n=1: 2048 threads per block (at most 1024))
@@ -30,13 +30,28 @@
 // EXH: [tune] rejected, not-recorded: 6,
 // EXH-NEXT: [tune] winner: tile_m=64,tile_n=256,tile_k=4,thread_m=8,thread_n=8
 
+// By default (start=rule) a search's first trial is the knobs the compiler
+// picks without a record, the knob rule's (as --tessel-apply-schedule
+// reports them), not the schedule's own defaults; start= takes nothing else.
+// RUN: tessel-opt %examples/matmul_relu_2048_f16.mlir \
+// RUN:   --tessel-tune="schedule=%t.schedule.mlir strategy=evolutionary seed=1 budget=2 replay=%S/Inputs/recorded-2048-f16-h200.json" \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=START
+// RUN: tessel-opt %examples/matmul_relu_2048_f16.mlir --tessel-apply-schedule="schedule=%t.schedule.mlir" \
+// RUN:   | FileCheck %s --check-prefix=RULE
+// RUN: not tessel-opt %examples/matmul_relu_2048_f16.mlir \
+// RUN:   --tessel-tune="schedule=%t.schedule.mlir start=first replay=%S/Inputs/recorded-2048-f16-h200.json" \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-START
+// START: [tune]    1/2 ok               0.6513 ms tile_m=64,tile_n=64,tile_k=4,thread_m=4,thread_n=4  best 0.6513 ms
+// RULE: knob_source = "rule (sm_90, 132 SMs)", knobs = {thread_m = 4 : i64, thread_n = 4 : i64, tile_k = 4 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
+// BAD-START: matmul_relu_2048_f16.mlir:{{[0-9]+}}:{{[0-9]+}}: error: tessel-tune: start='first': expected rule or defaults
+
 // Evolutionary search, seed 1, 300 trials: within 3% of the recorded best
 // (here, since the runner-up is 4% slower, the best itself, found at trial
 // 241; over 60 seeds the median is 83.5 trials and 58 find it within 300:
 // bench/results/tuning/strategies-replay.md), and its winner is applied to
 // the payload (8x8 register tiles).
 // RUN: tessel-opt %examples/matmul_relu_2048_f16.mlir \
-// RUN:   --tessel-tune="schedule=%t.schedule.mlir strategy=evolutionary seed=1 budget=300 replay=%S/Inputs/recorded-2048-f16-h200.json" \
+// RUN:   --tessel-tune="schedule=%t.schedule.mlir strategy=evolutionary start=defaults seed=1 budget=300 replay=%S/Inputs/recorded-2048-f16-h200.json" \
 // RUN:   -o %t.evo.mlir 2> %t.evo.log
 // RUN: python3 %S/Inputs/check-replay.py %t.evo.log %S/Inputs/recorded-2048-f16-h200.json 1.03 \
 // RUN:   | FileCheck %s --check-prefix=WITHIN

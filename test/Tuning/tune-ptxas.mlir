@@ -6,7 +6,7 @@
 
 // RUN: rm -f %t.db
 // RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
-// RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=random budget=24 seed=2 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=%S/Inputs/fake-ptxas.py" \
+// RUN:   --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=random start=defaults budget=24 seed=2 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=%S/Inputs/fake-ptxas.py" \
 // RUN:   -o /dev/null 2> %t.log
 // RUN: FileCheck %s --input-file=%t.log
 // RUN: tessel-db export %t.db -o %t.json

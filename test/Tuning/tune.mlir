@@ -5,14 +5,14 @@
 // is applied, and a second run is served from the database.
 
 // RUN: rm -f %t.db
-// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
+// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary start=defaults budget=40 seed=3 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
 // RUN:   -o %t.tuned.mlir 2> %t.log
 // RUN: FileCheck %s --input-file=%t.log
 // RUN: tessel-db export %t.db -o %t.json
 // RUN: python3 %S/Inputs/check-db.py %t.json %t.log | FileCheck %s --check-prefix=DB
 
 // A second run measures nothing and picks the same winner.
-// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary budget=40 seed=3 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
+// RUN: tessel-opt %s --tessel-tune="schedule=%schedules/matmul_relu_simt.mlir strategy=evolutionary start=defaults budget=40 seed=3 db=%t.db runner=%S/Inputs/fake-runner.py timeout=10 ptxas=none" \
 // RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=CACHED
 
 // --tessel-apply-schedule takes the database's best knobs: the same IR as

@@ -583,7 +583,9 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
       --tessel-lower-to-ptx="chip=sm_90" -o tuned.mlir
     ```
 
-    Strategies: `exhaustive`, `random`, `evolutionary` (population,
+    Every strategy proposes first the knobs the compiler picks without a
+    record (`start=rule`), or the schedule's own defaults
+    (`start=defaults`). Strategies: `exhaustive`, `random`, `evolutionary` (population,
     tournament selection, crossover, mutation, elitism) and `model` (a
     regression cost model refit on every result ranks the candidates).
     `replay=DB` takes measurements from a recorded database instead of the
@@ -596,6 +598,10 @@ def TesselTune : Pass<"tessel-tune", "::mlir::ModuleOp"> {
            "Name of the named sequence to run">,
     Option<"strategy", "strategy", "std::string", /*default=*/"\"evolutionary\"",
            "exhaustive, random, evolutionary or model">,
+    Option<"start", "start", "std::string", /*default=*/"\"rule\"",
+           "The first candidate: rule (the knobs the compiler picks without "
+           "a record, where the workload is modeled) or defaults (the "
+           "schedule's own)">,
     Option<"budget", "budget", "int64_t", /*default=*/"100",
            "Number of trials (database hits included)">,
     Option<"timeBudget", "time-budget", "double", /*default=*/"0",

@@ -27,6 +27,9 @@ public:
   /// Leaves a candidate out of the search (it cannot compile): it is never
   /// proposed, as if it had been.
   void exclude(const Candidate &candidate) { proposed.insert(candidate); }
+  /// The first candidate proposed (unless it was proposed or excluded
+  /// already): by default the schedule's defaults.
+  void startFrom(Candidate candidate) { start = std::move(candidate); }
 
 protected:
   /// One new candidate, or nothing.
@@ -34,11 +37,14 @@ protected:
   /// A uniformly random candidate not proposed yet, if one is found.
   std::optional<Candidate> randomUnseen();
   bool seen(const Candidate &c) const { return proposed.count(c); }
+  /// The candidate to propose first (startFrom's, else the defaults).
+  Candidate first() const { return start ? *start : space.defaults(); }
 
   const SearchSpace &space;
   std::mt19937_64 rng;
   std::set<Candidate> proposed;
   std::vector<std::pair<Candidate, double>> history; // Observed costs.
+  std::optional<Candidate> start;
 };
 
 /// "exhaustive", "random", "evolutionary" or "model".

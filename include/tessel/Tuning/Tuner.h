@@ -15,6 +15,10 @@ namespace tessel {
 struct TuneOptions {
   std::string schedule, entry = "__transform_main";
   std::string strategy = "evolutionary";
+  /// The search's first candidate: "rule" (the knob rule's pick, as the
+  /// compiler makes it without a record; the schedule's defaults where the
+  /// workload is not modeled) or "defaults" (the schedule's).
+  std::string start = "rule";
   int64_t budget = 100;   // Trials (cached ones included).
   double timeBudgetS = 0; // Wall-clock limit; 0: none.
   std::string db;         // Tuning database (SQLite); empty: none.
