@@ -9,6 +9,16 @@ using namespace tessel;
 
 std::vector<Candidate> SearchStrategy::propose(unsigned count) {
   std::vector<Candidate> batch;
+  // The first candidate (startFrom's, else the schedule's defaults) comes
+  // before any the strategy picks, unless it was observed or excluded.
+  if (!startOffered && count > 0) {
+    startOffered = true;
+    Candidate first = start ? *start : space.defaults();
+    if (!seen(first)) {
+      proposed.insert(first);
+      batch.push_back(first);
+    }
+  }
   while (batch.size() < count) {
     std::optional<Candidate> c = next();
     if (!c)
@@ -45,17 +55,11 @@ std::optional<Candidate> SearchStrategy::randomUnseen() {
 
 namespace {
 
-/// Every candidate in order, the first candidate (startFrom) before them.
+/// Every candidate in order.
 struct Exhaustive : SearchStrategy {
   using SearchStrategy::SearchStrategy;
   uint64_t index = 0;
-  bool defaultsDone = false;
   std::optional<Candidate> next() override {
-    if (!defaultsDone) {
-      defaultsDone = true;
-      if (!seen(first()))
-        return first();
-    }
     while (index < space.size())
       if (Candidate c = space.at(index++); !seen(c))
         return c;
@@ -63,14 +67,10 @@ struct Exhaustive : SearchStrategy {
   }
 };
 
-/// Uniform sampling without replacement, the first candidate before them.
+/// Uniform sampling without replacement.
 struct Random : SearchStrategy {
   using SearchStrategy::SearchStrategy;
-  std::optional<Candidate> next() override {
-    if (!seen(first()))
-      return first();
-    return randomUnseen();
-  }
+  std::optional<Candidate> next() override { return randomUnseen(); }
 };
 
 /// Steady-state genetic search: a population of the best candidates so far
@@ -81,8 +81,6 @@ struct Evolutionary : SearchStrategy {
   static constexpr unsigned kPopulation = 12, kInitial = 12, kTournament = 3;
 
   std::optional<Candidate> next() override {
-    if (!seen(first()))
-      return first();
     std::vector<std::pair<Candidate, double>> pool;
     for (auto &entry : history)
       if (std::isfinite(entry.second))
@@ -198,8 +196,6 @@ struct ModelGuided : SearchStrategy {
   }
 
   std::optional<Candidate> next() override {
-    if (!seen(first()))
-      return first();
     bool explore = std::uniform_int_distribution<int>(0, 3)(rng) == 0;
     if (history.size() < kInitial || explore)
       return randomUnseen();

@@ -19,32 +19,33 @@ public:
       : space(space), rng(seed) {}
   virtual ~SearchStrategy() = default;
 
-  /// Up to `count` candidates never proposed before; fewer (or none) when
-  /// the strategy has nothing left to try.
+  /// Up to `count` candidates never proposed before, the first candidate
+  /// (startFrom) leading the first batch; fewer (or none) when the strategy
+  /// has nothing left to try.
   std::vector<Candidate> propose(unsigned count);
   /// Reports a candidate's cost (milliseconds; infinity when it failed).
   void observe(const Candidate &candidate, double cost);
   /// Leaves a candidate out of the search (it cannot compile): it is never
   /// proposed, as if it had been.
   void exclude(const Candidate &candidate) { proposed.insert(candidate); }
-  /// The first candidate proposed (unless it was proposed or excluded
-  /// already): by default the schedule's defaults.
+  /// The first candidate proposed (unless it was observed or excluded
+  /// before): by default the schedule's defaults.
   void startFrom(Candidate candidate) { start = std::move(candidate); }
 
 protected:
-  /// One new candidate, or nothing.
+  /// One new candidate (after the first one, which propose() offers), or
+  /// nothing.
   virtual std::optional<Candidate> next() = 0;
   /// A uniformly random candidate not proposed yet, if one is found.
   std::optional<Candidate> randomUnseen();
   bool seen(const Candidate &c) const { return proposed.count(c); }
-  /// The candidate to propose first (startFrom's, else the defaults).
-  Candidate first() const { return start ? *start : space.defaults(); }
 
   const SearchSpace &space;
   std::mt19937_64 rng;
   std::set<Candidate> proposed;
   std::vector<std::pair<Candidate, double>> history; // Observed costs.
   std::optional<Candidate> start;
+  bool startOffered = false;
 };
 
 /// "exhaustive", "random", "evolutionary" or "model".
