@@ -118,6 +118,9 @@ private:
   /// the rule's first choice that compiles; none when the workload is not
   /// modeled.
   std::optional<Candidate> ruleDefaults();
+  /// ruleDefaults(), computed once the constraints are applied: where the
+  /// search starts (start=rule) and the finalists' "defaults".
+  std::optional<Candidate> ruleKnobs;
   /// Re-measures the two best of the search and the defaults on fresh
   /// inputs and returns the winner (see the definition).
   llvm::Expected<const Trial *>
@@ -426,12 +429,12 @@ llvm::Error Tuner::setUp() {
   builder.emplace(payload, std::move(build));
   if (llvm::Error e = applyConstraints())
     return e;
+  ruleKnobs = ruleDefaults();
   // The search starts from the knobs the compiler picks without a record,
   // so that its first generation holds them and it explores around them
   // (bench/results/tuning, "Starting from the rule's knobs").
-  if (options.start == "rule")
-    if (std::optional<Candidate> rule = ruleDefaults())
-      strategy->startFrom(*rule);
+  if (options.start == "rule" && ruleKnobs)
+    strategy->startFrom(*ruleKnobs);
   return llvm::Error::success();
 }
 
@@ -724,7 +727,7 @@ Tuner::chooseWinner(const std::vector<const Trial *> &ranked) {
     finalists.push_back({ranked[i], *ranked[i],
                          i == 0 ? "best of the search" : "runner-up",
                          /*fromSearch=*/true, /*isDefaults=*/false});
-  if (std::optional<Candidate> defaults = ruleDefaults()) {
+  if (const std::optional<Candidate> &defaults = ruleKnobs) {
     auto same = llvm::find_if(finalists, [&](const Finalist &f) {
       return f.trial.candidate == *defaults;
     });
