@@ -188,13 +188,11 @@ class Function:
         self._handle = handle
         self.device = device  # Outlives the function.
         self.spec = spec
-        self._pointers = ctypes.c_uint64 * len(spec.arguments)
 
     def launch(self, pointers, stream=0):
         """Enqueues the kernels on `stream` (a CUstream as an int; 0 is the
         legacy default stream); `pointers[i]` is argument i's address."""
-        array = (self._pointers if len(pointers) == len(self.spec.arguments)
-                 else ctypes.c_uint64 * len(pointers))(*pointers)
+        array = (ctypes.c_uint64 * len(pointers))(*pointers)
         _check(_lib.tesselFunctionLaunch(self._handle, array, len(pointers),
                                          stream or None))
 
