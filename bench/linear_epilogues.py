@@ -4,10 +4,16 @@ Tessel's schedules: compile on the CPU, check and time on the GPU.
 
   bench/linear_epilogues.py prepare DIR     # CPU: tessel-opt on PATH or TESSEL_HOME
   bench/linear_epilogues.py check DIR OUT   # GPU: tessel-run, CPU and GPU references
-  bench/linear_epilogues.py race DIR OUT [KERNELS]
+  bench/linear_epilogues.py race DIR OUT [KERNELS] [--cases RE] [--skip C,..] [--rounds N]
                                             # GPU: Tessel vs cuBLASLt's fused epilogue
                                             # (KERNELS: k, tuned, or "tuned,k": both
-                                            # sets in one process)
+                                            # sets in one process; --cases: the raced
+                                            # cases whose names match; --skip: contenders
+                                            # left out, e.g. compile-max)
+  bench/linear_epilogues.py variants DIR NAME=KNOBS...
+                                            # CPU: each raced [n, k] case compiled again
+                                            # with KNOBS (k=v,k=v, over the rule's) into
+                                            # DIR/<case>/NAME, to race as a kernel set
   bench/linear_epilogues.py tune DIR DB [BUDGET]
                                             # GPU: tessel-tune the raced [n, k] cases
                                             # into DB, their winners into DIR/<case>/tuned
@@ -30,6 +36,7 @@ torch._dynamo.explain), outputs checked against f64.
 import json
 import os
 import pathlib
+import re
 import statistics
 import subprocess
 import sys
@@ -147,13 +154,39 @@ def tune(directory, db, budget="24"):
               sep="\n  ", flush=True)
 
 
+def variants(directory, *points):
+    """Compiles each raced case with the weight [n, k] once per point
+    NAME=KNOBS (knob=value pairs separated by commas, given over the rule's
+    picks) into DIR/<case>/NAME: kernel sets for `race DIR OUT k,NAME,...`.
+    A point the schedule refuses for a case is reported and skipped."""
+    tessel_opt = install.tool("tessel-opt")
+    schedules = install.schedules_dir()
+    for name in RACED:
+        schedule, *_, weight, _ = CASES[name]
+        if weight != "nk":
+            continue
+        d = pathlib.Path(directory) / name
+        for point in points:
+            set_name, _, knobs = point.partition("=")
+            p = subprocess.run(
+                [str(tessel_opt), str(d / "in.mlir"),
+                 f"--tessel-apply-schedule=schedule={schedules}/"
+                 f"matmul_relu_{schedule}.mlir defaults=rule"
+                 f" knobs={knobs}",
+                 "--tessel-lower-to-ptx=chip=sm_90a",
+                 f"--tessel-export-kernels=dir={d / set_name}", "-o",
+                 os.devnull], capture_output=True, text=True)
+            print(name, set_name, "ok" if p.returncode == 0 else
+                  "refused: " + p.stderr.strip().splitlines()[-1], flush=True)
+
+
 def spec_knobs(d):
     """The knob values a launch file records."""
     spec = json.loads((d / "linear.launch.json").read_text())
     return spec.get("schedule", {}).get("knobs")
 
 
-def race(directory, out, kernels="k"):
+def race(directory, out, kernels="k", *options):
     import torch
     from triton.testing import do_bench
     from tessel import runtime
@@ -161,11 +194,17 @@ def race(directory, out, kernels="k"):
     device = runtime.Device.get(0)
     torch_dtype = {"f16": torch.float16, "bf16": torch.bfloat16,
                    "f32": torch.float32}
+    opts = dict(zip(options[::2], options[1::2]))
+    case_re = re.compile(opts.get("--cases", ""))
+    skip = set(filter(None, opts.get("--skip", "").split(",")))
+    rounds = int(opts.get("--rounds", ROUNDS))
     rows = []
     # "tuned,k": the first set is "tessel"; each other set races as
     # "tessel-<set>" in the same process, not counted among the others.
     sets = kernels.split(",")
     for name in RACED:
+        if not case_re.search(name):
+            continue
         _, m, n, k, dtype, bias, act, weight, _ = CASES[name]
         d = pathlib.Path(directory) / name / sets[0]
         if not (d / "linear.launch.json").is_file():
@@ -208,11 +247,14 @@ def race(directory, out, kernels="k"):
             contenders[f"tessel-{s_name}"] = (
                 lambda s_fn=s_fn, s_ptrs=s_ptrs: s_fn.launch(s_ptrs, stream),
                 lambda s_y=s_y: s_y)
-        if act in ("relu", "gelu_tanh"):
+        if act in ("relu", "gelu_tanh") and "cublaslt" not in skip:
             contenders["cublaslt"] = (
                 lambda: torch._addmm_activation(bb, x, wt, use_gelu=gelu), None)
-        contenders["eager"] = (lambda: act_fn(torch.addmm(bb, x, wt)), None)
-        if weight == "nk" and act in ("relu", "gelu_tanh"):
+        if "eager" not in skip:
+            contenders["eager"] = (lambda: act_fn(torch.addmm(bb, x, wt)),
+                                   None)
+        if (weight == "nk" and act in ("relu", "gelu_tanh")
+                and "compile-max" not in skip):
             torch._dynamo.reset()
             compiled = torch.compile(
                 lambda x, w, b: act_fn(torch.nn.functional.linear(x, w, b)),
@@ -230,11 +272,11 @@ def race(directory, out, kernels="k"):
             outv = result() if result else r
             err = ((outv.double() - ref).norm() / ref.norm()).item()
             row[cname] = {"rel_error": err, "passed": err <= 1e-2}
-        # Each contender timed in ROUNDS rounds, each round started by
+        # Each contender timed in `rounds` rounds, each round started by
         # another (a kernel timed first runs faster below the power limit);
         # its time is the median of its rounds.
         times = time_rounds({c: f for c, (f, _) in contenders.items()},
-                            ROUNDS, lambda f: do_bench(f, warmup=50, rep=200))
+                            rounds, lambda f: do_bench(f, warmup=50, rep=200))
         for cname, ts in times.items():
             if isinstance(ts, Exception):
                 raise ts  # A contender that cannot be timed stops the race.
@@ -254,7 +296,7 @@ def race(directory, out, kernels="k"):
     report = {"device": torch.cuda.get_device_name(0),
               "torch": torch.__version__,
               "method": "triton.testing.do_bench median (warmup 50 ms, rep "
-                        f"200 ms, L2 flushed), in {ROUNDS} rounds that each "
+                        f"200 ms, L2 flushed), in {rounds} rounds that each "
                         "start with another contender, the median of the "
                         "rounds; outputs checked against f64 (relative "
                         "Frobenius error <= 1e-2)",
@@ -327,4 +369,4 @@ def mlp(out, tokens="4x2048", d_model="4096", hidden="16384", dtype="bf16"):
 if __name__ == "__main__":
     command, *rest = sys.argv[1:]
     {"prepare": prepare, "check": check, "race": race, "tune": tune,
-     "mlp": mlp}[command](*rest)
+     "variants": variants, "mlp": mlp}[command](*rest)

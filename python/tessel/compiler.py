@@ -54,31 +54,54 @@ class CompiledKernel:
 # slower from K ~ 40 (bench/results/any-shape/schedule-choice.json).
 SIMT_MISALIGNED_MAX_K = 16
 
+# K up to which an f32 shape goes to SIMT first: 3xTF32 on tensor cores
+# copies B stored [k, n] transposed (and rows that are not 16-byte aligned)
+# in kernels of their own, and a short K loop does not pay for them. With B
+# stored [n, k] (a Linear layer's weight) there is no transposing copy, and
+# SIMT, which then reads B across its rows, serves such shapes only up to
+# SIMT_F32_NK_MAX_MACS multiply-adds. H100, 112 f32 shapes each way: SIMT
+# first for K <= 24 is 1.27x faster in geometric mean with B [k, n]
+# (1.21x-2.56x on each of the 43 shapes it moves) and, with the bound,
+# 1.19x with B [n, k] (1.04x-2.29x on 37); 4096x4096x16 with B [n, k] ran
+# 2x slower on SIMT (bench/results/f32, "SIMT for a short K").
+SIMT_F32_MAX_K = 24
+SIMT_F32_NK_MAX_MACS = 2**24
 
-def default_schedules(dtype, chip="sm_90", shape=None):
+
+def default_schedules(dtype, chip="sm_90", shape=None, b_stored="kn"):
     """The schedule libraries for `dtype` on a `chip` GPU, in the order
     tessel-opt tries them: wgmma + TMA, then mma.sync, then SIMT for
     f16/bf16 on Hopper (sm_90); mma.sync, then SIMT elsewhere (SIMT alone
     before sm_80, which lacks mma.sync's cp.async); for f32, wgmma (3xTF32,
     or TF32 where allowed: docs/f32.md) then SIMT on Hopper, SIMT
-    elsewhere. With
-    `shape` (M, N, K), a 16-bit shape whose rows are not 16-byte aligned and
-    whose K is at most SIMT_MISALIGNED_MAX_K goes to SIMT first. Schedules
-    whose kernels do not run on `chip` (their tessel.target_chip or
-    tessel.min_chip) are left out."""
+    elsewhere. With `shape` (M, N, K), SIMT goes first for a 16-bit shape
+    whose rows are not 16-byte aligned and whose K is at most
+    SIMT_MISALIGNED_MAX_K, and for an f32 shape whose K is at most
+    SIMT_F32_MAX_K (with B stored "nk", a Linear layer's weight, only up to
+    SIMT_F32_NK_MAX_MACS multiply-adds; `b_stored` is "kn" for
+    matmul_relu's B). Schedules whose kernels do not run on `chip` (their
+    tessel.target_chip or tessel.min_chip) are left out."""
     names = [SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip.rstrip("a"), dtype)),
              SCHEDULE_FOR_DTYPE[dtype], SCHEDULE_FOR_DTYPE["f32"]]
-    if (shape and dtype in ("f16", "bf16")
-            and shape[2] <= SIMT_MISALIGNED_MAX_K
-            and not rows_aligned(shape[1], shape[2], dtype)):
+    if shape and _simt_first(dtype, shape, b_stored):
         names.insert(0, SCHEDULE_FOR_DTYPE["f32"])
     paths = [install.schedules_dir() / n for n in dict.fromkeys(names) if n]
     return [p for p in paths if not p.is_file() or runs_on(p, chip)]
 
 
-def default_schedule(dtype, chip="sm_90", shape=None):
-    """The first of default_schedules(dtype, chip, shape)."""
-    return default_schedules(dtype, chip, shape)[0]
+def _simt_first(dtype, shape, b_stored):
+    """Whether SIMT serves `shape` best before the tensor-core schedules
+    (default_schedules)."""
+    m, n, k = shape
+    if dtype in ("f16", "bf16"):
+        return k <= SIMT_MISALIGNED_MAX_K and not rows_aligned(n, k, dtype)
+    return k <= SIMT_F32_MAX_K and (b_stored == "kn"
+                                    or m * n * k <= SIMT_F32_NK_MAX_MACS)
+
+
+def default_schedule(dtype, chip="sm_90", shape=None, b_stored="kn"):
+    """The first of default_schedules(dtype, chip, shape, b_stored)."""
+    return default_schedules(dtype, chip, shape, b_stored)[0]
 
 
 _TARGET_CHIP = re.compile(r'tessel\.target_chip\s*=\s*"(sm_\w+)"')
@@ -103,13 +126,13 @@ def runs_on(schedule, chip):
     return not least or _sm(chip) >= _sm(least.group(1))
 
 
-def _schedules_and_target(schedule, dtype, chip, shape=None):
+def _schedules_and_target(schedule, dtype, chip, shape=None, b_stored="kn"):
     """The schedule libraries to try (`schedule`, or the defaults for
     `dtype` and `shape` on a `chip` GPU) and the chip to compile them for:
     the most specific target any of them declares (sm_90a code needs an
     sm_90 GPU; what the others produce runs there too)."""
     schedules = ([pathlib.Path(schedule)] if schedule
-                 else default_schedules(dtype, chip, shape))
+                 else default_schedules(dtype, chip, shape, b_stored))
     for s in schedules:
         if not s.is_file():
             where = ("given as schedule=" if schedule else
@@ -235,7 +258,8 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
 
     Schedule: `schedule`, or default_schedules(dtype, chip, (m, n, k)),
     which tessel-opt tries in order (wgmma, then mma.sync, for 16-bit inputs
-    on Hopper; SIMT first for misaligned 16-bit rows with a small K) until
+    on Hopper; SIMT first for misaligned 16-bit rows with a small K and for
+    f32 with a small K) until
     one serves the shape. Knobs, first source that has them: `knobs` (a dict
     or "name=value,..." text) for the knobs it names; the fastest record of
     this workload in `databases` (default: default_databases) for `device`
@@ -264,7 +288,8 @@ def compile_linear(m, n, k, dtype="f16", *, bias=True, activation=None,
     (None, "relu", "gelu", "gelu_tanh", "silu"); returns its CompiledKernel,
     whose launch file takes (x, W, [b,] y). Schedules, knobs and the rest:
     as compile_matmul_relu; f32 with W stored "nk" tries wgmma first on
-    Hopper. `allow_tf32`: f32 inputs may be multiplied as TF32 (as
+    Hopper, SIMT first for a small problem with a short K
+    (default_schedules). `allow_tf32`: f32 inputs may be multiplied as TF32 (as
     torch.backends.cuda.matmul.allow_tf32); otherwise tensor cores keep
     FP32-level accuracy (3xTF32, docs/f32.md)."""
     ir = linear_ir(m, n, k, dtype, bias=bias, activation=activation,
@@ -274,14 +299,15 @@ def compile_linear(m, n, k, dtype="f16", *, bias=True, activation=None,
                                 activation=activation, weight=weight),
                     (m, n, k), dtype, schedule=schedule, knobs=knobs,
                     device=device, databases=databases, chip=chip,
-                    sm_count=sm_count, defaults=defaults)
+                    sm_count=sm_count, defaults=defaults, b_stored=weight)
 
 
 def _compile(ir, function, workload, shape, dtype, *, schedule, knobs,
-             device, databases, chip, sm_count, defaults):
+             device, databases, chip, sm_count, defaults, b_stored="kn"):
     """Compiles the payload `ir` (one function, `function`) into the cache;
     `workload` names it in messages."""
-    schedules, chip = _schedules_and_target(schedule, dtype, chip, shape)
+    schedules, chip = _schedules_and_target(schedule, dtype, chip, shape,
+                                            b_stored)
     knob_text = _knob_text(knobs) if knobs else ""
     if defaults not in ("rule", "nearest", "schedule"):
         raise ValueError(f"defaults must be rule, nearest or schedule, "

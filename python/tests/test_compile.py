@@ -140,6 +140,33 @@ def test_misaligned_rows_with_a_small_k_go_to_simt():
     assert ".target sm_75" in ptx
 
 
+def test_f32_with_a_short_k_goes_to_simt():
+    # 3xTF32 on tensor cores copies B stored [k, n] transposed (and rows
+    # that are not 16-byte aligned) in kernels of their own, which a K loop
+    # of at most SIMT_F32_MAX_K does not pay for: SIMT runs in one launch.
+    # With the weight stored [n, k] SIMT reads it across its rows, and
+    # serves only small problems (SIMT_F32_NK_MAX_MACS) better.
+    for (m, n, k), b, first in [
+            ((100, 60, 20), "kn", "simt"), ((4096, 4096, 16), "kn", "simt"),
+            ((9597, 14859, 10), "kn", "simt"), ((100, 60, 25), "kn", "wgmma"),
+            ((100, 60, 20), "nk", "simt"), ((4096, 1024, 4), "nk", "simt"),
+            ((4096, 4096, 16), "nk", "wgmma"), ((64, 64, 64), "nk", "wgmma")]:
+        assert tessel.default_schedule("f32", "sm_90", (m, n, k), b).name \
+            == f"matmul_relu_{first}.mlir", ((m, n, k), b)
+    # Before Hopper f32 is SIMT's alone; 16-bit types keep their rule.
+    assert [s.name for s in tessel.default_schedules(
+        "f32", "sm_80", (100, 60, 20))] == ["matmul_relu_simt.mlir"]
+    assert tessel.default_schedule("f16", "sm_90", (100, 64, 16)).name == \
+        "matmul_relu_wgmma.mlir"
+    assert tessel.compile_matmul_relu(100, 60, 20, "f32", device=H100) \
+        .schedule.endswith("matmul_relu_simt.mlir")
+    assert tessel.compile_linear(100, 60, 20, "f32", bias=True,
+                                 activation="gelu_tanh") \
+        .schedule.endswith("matmul_relu_simt.mlir")
+    assert tessel.compile_linear(4096, 4096, 16, "f32") \
+        .schedule.endswith("matmul_relu_wgmma.mlir")
+
+
 def test_f32_uses_the_wgmma_schedule_on_hopper():
     # 3xTF32 at the rule's knobs (2x cuBLAS strict FP32 at 4096^3 on an
     # H100, docs/f32.md) rather than SIMT's tuned record (0.43x).
