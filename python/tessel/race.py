@@ -13,6 +13,9 @@ row-major, output in the input dtype, f32 accumulation):
                  this GPU when a tuning database has them (JSON says which)
   tessel-rule    the same without tuning databases: the knobs the rule picks
                  for the shape (docs/knob-rule.md); not raced by default
+  tessel-shipped the same with only the records shipped with the schedules
+                 (schedules/tuned/), not the user's database: a new tuning
+                 against the shipped one; not raced by default
   cublas+relu    torch.relu(a @ b): cuBLAS, then an elementwise kernel
   cublaslt       cuBLASLt's matmul with its fused ReLU epilogue
                  (torch._addmm_activation(zero_bias, a, b)), the strongest
@@ -47,9 +50,10 @@ from .workload import anchor_shapes
 
 CONTENDERS = ["tessel", "cublas+relu", "cublaslt", "triton", "torch.compile"]
 # Raced when asked for (--contenders), in this order.
-KNOWN = ["tessel", "tessel-rule"] + CONTENDERS[1:]
+KNOWN = ["tessel", "tessel-rule", "tessel-shipped"] + CONTENDERS[1:]
 TOLERANCE = {"f16": 1e-2, "bf16": 1e-2, "f32": 1e-5}
-COLORS = {"tessel": "#d62728", "tessel-rule": "#ff9896", "cublas+relu": "#1f77b4", "cublaslt": "#17becf",
+COLORS = {"tessel": "#d62728", "tessel-rule": "#ff9896", "tessel-shipped": "#e377c2",
+          "cublas+relu": "#1f77b4", "cublaslt": "#17becf",
           "triton": "#2ca02c",
           "torch.compile": "#9467bd"}
 
@@ -128,10 +132,13 @@ def contender_fns(name, a, b, dtype, torch, triton_run):
     """(setup description, fn) for one contender on a and b (of `dtype`:
     "f16", ...); fn returns C."""
     m, n = a.shape[0], b.shape[1]
-    if name in ("tessel", "tessel-rule"):
+    if name in ("tessel", "tessel-rule", "tessel-shipped"):
         from .ops import get_kernel
+        databases = {"tessel": None, "tessel-rule": [],
+                     "tessel-shipped": sorted(
+                         (install.schedules_dir() / "tuned").glob("*.json"))}
         kernel = get_kernel(m, n, a.shape[1], dtype, a.device.index or 0,
-                            databases=[] if name == "tessel-rule" else None)
+                            databases=databases[name])
         out = torch.empty(m, n, dtype=a.dtype, device=a.device)
         home = install.home()
         source = kernel.compiled.source
