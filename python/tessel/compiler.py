@@ -63,9 +63,15 @@ SIMT_MISALIGNED_MAX_K = 16
 # first for K <= 24 is 1.27x faster in geometric mean with B [k, n]
 # (1.21x-2.56x on each of the 43 shapes it moves) and, with the bound,
 # 1.19x with B [n, k] (1.04x-2.29x on 37); 4096x4096x16 with B [n, k] ran
-# 2x slower on SIMT (bench/results/f32, "SIMT for a short K").
+# 2x slower on SIMT (bench/results/f32, "SIMT for a short K"). With B
+# stored [k, n], tiny problems with K up to SIMT_F32_TINY_MAX_K go to SIMT
+# first too, up to SIMT_F32_TINY_MAX_MACS multiply-adds: there the copy's
+# launch is most of the time (6 such shapes of the 112: 1.16x-1.89x on an
+# H100, 1.04x-1.92x on an H200).
 SIMT_F32_MAX_K = 24
 SIMT_F32_NK_MAX_MACS = 2**24
+SIMT_F32_TINY_MAX_K = 64
+SIMT_F32_TINY_MAX_MACS = 2**21
 
 
 def default_schedules(dtype, chip="sm_90", shape=None, b_stored="kn"):
@@ -78,8 +84,8 @@ def default_schedules(dtype, chip="sm_90", shape=None, b_stored="kn"):
     whose rows are not 16-byte aligned and whose K is at most
     SIMT_MISALIGNED_MAX_K, and for an f32 shape whose K is at most
     SIMT_F32_MAX_K (with B stored "nk", a Linear layer's weight, only up to
-    SIMT_F32_NK_MAX_MACS multiply-adds; `b_stored` is "kn" for
-    matmul_relu's B). Schedules whose kernels do not run on `chip` (their
+    SIMT_F32_NK_MAX_MACS multiply-adds; with B stored "kn", matmul_relu's
+    B, also a tiny one of K up to SIMT_F32_TINY_MAX_K). Schedules whose kernels do not run on `chip` (their
     tessel.target_chip or tessel.min_chip) are left out."""
     names = [SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip.rstrip("a"), dtype)),
              SCHEDULE_FOR_DTYPE[dtype], SCHEDULE_FOR_DTYPE["f32"]]
@@ -95,8 +101,10 @@ def _simt_first(dtype, shape, b_stored):
     m, n, k = shape
     if dtype in ("f16", "bf16"):
         return k <= SIMT_MISALIGNED_MAX_K and not rows_aligned(n, k, dtype)
-    return k <= SIMT_F32_MAX_K and (b_stored == "kn"
-                                    or m * n * k <= SIMT_F32_NK_MAX_MACS)
+    if b_stored == "kn":
+        return k <= SIMT_F32_MAX_K or (k <= SIMT_F32_TINY_MAX_K and
+                                       m * n * k <= SIMT_F32_TINY_MAX_MACS)
+    return k <= SIMT_F32_MAX_K and m * n * k <= SIMT_F32_NK_MAX_MACS
 
 
 def default_schedule(dtype, chip="sm_90", shape=None, b_stored="kn"):

@@ -34,7 +34,7 @@ def test_schedules_are_package_data(monkeypatch):
 
 
 def test_compile_json_and_show(capsys, tmp_path):
-    status, out, _ = run(capsys, "compile", 100, 60, 40, "--dtype", "f32",
+    status, out, _ = run(capsys, "compile", 100, 60, 80, "--dtype", "f32",
                          "--out", tmp_path / "k", "--json")
     assert status == 0
     info = json.loads(out)
@@ -44,7 +44,7 @@ def test_compile_json_and_show(capsys, tmp_path):
     assert (tmp_path / "k" / "matmul_relu_kernel.ptx").is_file()
     status, out, _ = run(capsys, "show", tmp_path / "k")
     assert status == 0
-    assert ("workload:    contraction 100x60x40, A[m,k] B[k,n], accumulator f32"
+    assert ("workload:    contraction 100x60x80, A[m,k] B[k,n], accumulator f32"
             in out)
     assert "epilogue:    constant 0; maximumf 0 1" in out
     knobs = " ".join(f"{k}={v}" for k, v in info["knobs"].items())

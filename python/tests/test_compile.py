@@ -148,9 +148,11 @@ def test_f32_with_a_short_k_goes_to_simt():
     # serves only small problems (SIMT_F32_NK_MAX_MACS) better.
     for (m, n, k), b, first in [
             ((100, 60, 20), "kn", "simt"), ((4096, 4096, 16), "kn", "simt"),
-            ((9597, 14859, 10), "kn", "simt"), ((100, 60, 25), "kn", "wgmma"),
+            ((9597, 14859, 10), "kn", "simt"), ((100, 60, 40), "kn", "simt"),
+            ((100, 60, 65), "kn", "wgmma"), ((512, 512, 25), "kn", "wgmma"),
             ((100, 60, 20), "nk", "simt"), ((4096, 1024, 4), "nk", "simt"),
-            ((4096, 4096, 16), "nk", "wgmma"), ((64, 64, 64), "nk", "wgmma")]:
+            ((4096, 4096, 16), "nk", "wgmma"), ((64, 64, 64), "nk", "wgmma"),
+            ((100, 60, 40), "nk", "wgmma")]:
         assert tessel.default_schedule("f32", "sm_90", (m, n, k), b).name \
             == f"matmul_relu_{first}.mlir", ((m, n, k), b)
     # Before Hopper f32 is SIMT's alone; 16-bit types keep their rule.
@@ -297,7 +299,7 @@ def test_f32_weight_kn_on_tensor_cores_and_simt_elsewhere():
     # Linear weight stored transposed) is first copied transposed by a
     # kernel of its own, then multiplied on the tensor cores. Before Hopper
     # f32 runs on SIMT.
-    for c in (tessel.compile_linear(64, 64, 64, "f32", weight="kn"),
+    for c in (tessel.compile_linear(64, 64, 128, "f32", weight="kn"),
               tessel.compile_matmul_relu(300, 500, 700, "f32", device=H100)):
         assert c.schedule.endswith("matmul_relu_wgmma.mlir")
         launch = json.loads(c.launch_file.read_text())
