@@ -137,6 +137,15 @@ CASES = [
 # Rows on 16- but not 32-byte boundaries where copying them is a question
 # (bench/cases/copy-16b-rows*.json): A's (K % 16 == 8), an N-major B's
 # (N % 16 == 8), both; a Linear layer's weight [n, k] and TF32's f32 rows.
+# Shapes of about one wave of blocks, alone on their SMs (the rule's ring
+# depth for such blocks).
+CASES += [(f"onewave-{m}x{n}x{k}-{dt}", "relu", m, n, k, dt, None)
+          for m, n, k, dt in [
+              (1024, 1024, 1024, "bf16"), (256, 1024, 1024, "bf16"),
+              (768, 1024, 1024, "f16"), (1024, 1024, 2048, "f16"),
+              (512, 2048, 2048, "f16"), (1024, 1536, 1024, "f16"),
+              (1024, 2048, 1024, "bf16"), (2048, 1024, 512, "f16"),
+              (512, 1024, 4096, "f16"), (1536, 1024, 1024, "bf16")]]
 CASES += [(f"copy16-{m}x{n}x{k}-{dt}", "relu", m, n, k, dt, None)
           for m, n, k, dt in [
               (2000, 4096, 1000, "f16"), (4000, 4096, 1000, "f16"),

@@ -116,6 +116,12 @@ constexpr double kSplitReduceCost = 1500;
 /// its efficiency (docs/knob-rule.md).
 constexpr int64_t kLoneBlockStages = 6;
 constexpr double kShallowRingCost = 0.04;
+/// ... and up to this many for 16-bit blocks whose shared memory holds
+/// them (128x64, 64x128 and smaller tiles), split at most in two: 8 stages
+/// ran 1.02x-1.15x faster than 6 on one-wave shapes, but 0.87x split in
+/// four and 0.965x with TF32 (docs/knob-rule.md).
+constexpr int64_t kDeepRingStages = 8;
+constexpr int64_t kDeepRingMaxSplits = 2;
 /// 3xTF32: multiply-adds each K step of a block costs besides its products
 /// (its consumers wait for the step's wgmma group, then add its partial in
 /// FP32, before the next: docs/knob-rule.md), and the efficiency of two or
@@ -449,8 +455,19 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // blocks wait on its producer's split instead.
     // The stages it lacks: those up to kLoneBlockStages its share of the
     // K loop could fill, counted from 4 (fewer cost the term above).
+    // Blocks whose shared memory holds kDeepRingStages count up to that
+    // many; the others keep kLoneBlockStages, so that the choice between
+    // tiles stays as it was measured.
+    tessel::wgmma::Layout deep = tessel::wgmma::computeLayout(
+        roundUp(em, 64), roundUp(en, 64), s.outBytes, kDeepRingStages, 1, 0,
+        splits, s.wgmmaParts, persistent);
+    int64_t lone = s.inBytes == 2 && splits <= kDeepRingMaxSplits &&
+                           deep.sharedBytes + deep.barrierBytes <=
+                               chip.sharedMemory
+                       ? kDeepRingStages
+                       : kLoneBlockStages;
     int64_t missing =
-        std::min<int64_t>(kLoneBlockStages, llvm::divideCeil(kSteps, splits)) -
+        std::min<int64_t>(lone, llvm::divideCeil(kSteps, splits)) -
         std::max<int64_t>(stages, 4);
     if (perSM == 1 && resident == 1 && !splitsF32 && missing > 0)
       efficiency *= 1.0 - kShallowRingCost * double(missing);
