@@ -117,9 +117,11 @@ constexpr double kSplitReduceCost = 1500;
 constexpr int64_t kLoneBlockStages = 6;
 constexpr double kShallowRingCost = 0.04;
 /// ... and up to this many for 16-bit blocks whose shared memory holds
-/// them (128x64, 64x128 and smaller tiles), split at most in two: 8 stages
-/// ran 1.02x-1.15x faster than 6 on one-wave shapes, but 0.87x split in
-/// four and 0.965x with TF32 (docs/knob-rule.md).
+/// them (128x64, 64x128 and smaller tiles), split at most in two, of
+/// operands whose rows TMA reads (16-byte aligned): 8 stages ran
+/// 1.02x-1.15x faster than 6 on one-wave shapes, but 0.87x split in four,
+/// 0.965x with TF32, and 0.62x where the producers' staged reads of
+/// misaligned rows no longer fit beside the ring (docs/knob-rule.md).
 constexpr int64_t kDeepRingStages = 8;
 constexpr int64_t kDeepRingMaxSplits = 2;
 /// 3xTF32: multiply-adds each K step of a block costs besides its products
@@ -461,7 +463,10 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     tessel::wgmma::Layout deep = tessel::wgmma::computeLayout(
         roundUp(em, 64), roundUp(en, 64), s.outBytes, kDeepRingStages, 1, 0,
         splits, s.wgmmaParts, persistent);
-    int64_t lone = s.inBytes == 2 && splits <= kDeepRingMaxSplits &&
+    bool alignedRows = (s.k * s.inBytes) % 16 == 0 &&
+                       (s.n * s.inBytes) % 16 == 0;
+    int64_t lone = s.inBytes == 2 && alignedRows &&
+                           splits <= kDeepRingMaxSplits &&
                            deep.sharedBytes + deep.barrierBytes <=
                                chip.sharedMemory
                        ? kDeepRingStages
