@@ -460,22 +460,22 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // Blocks whose shared memory holds kDeepRingStages count up to that
     // many; the others keep kLoneBlockStages, so that the choice between
     // tiles stays as it was measured.
-    tessel::wgmma::Layout deep = tessel::wgmma::computeLayout(
-        roundUp(em, 64), roundUp(en, 64), s.outBytes, kDeepRingStages, 1, 0,
-        splits, s.wgmmaParts, persistent);
-    bool alignedRows = (s.k * s.inBytes) % 16 == 0 &&
-                       (s.n * s.inBytes) % 16 == 0;
-    int64_t lone = s.inBytes == 2 && alignedRows &&
-                           splits <= kDeepRingMaxSplits &&
-                           deep.sharedBytes + deep.barrierBytes <=
-                               chip.sharedMemory
-                       ? kDeepRingStages
-                       : kLoneBlockStages;
-    int64_t missing =
-        std::min<int64_t>(lone, llvm::divideCeil(kSteps, splits)) -
-        std::max<int64_t>(stages, 4);
-    if (perSM == 1 && resident == 1 && !splitsF32 && missing > 0)
-      efficiency *= 1.0 - kShallowRingCost * double(missing);
+    if (perSM == 1 && resident == 1 && !splitsF32) {
+      int64_t lone = kLoneBlockStages;
+      if (s.inBytes == 2 && !misalignedA && !misalignedB &&
+          splits <= kDeepRingMaxSplits) {
+        tessel::wgmma::Layout deep = tessel::wgmma::computeLayout(
+            roundUp(em, 64), roundUp(en, 64), s.outBytes, kDeepRingStages, 1,
+            0, splits, s.wgmmaParts, persistent);
+        if (deep.sharedBytes + deep.barrierBytes <= chip.sharedMemory)
+          lone = kDeepRingStages;
+      }
+      int64_t missing =
+          std::min<int64_t>(lone, llvm::divideCeil(kSteps, splits)) -
+          std::max<int64_t>(stages, 4);
+      if (missing > 0)
+        efficiency *= 1.0 - kShallowRingCost * double(missing);
+    }
     perBlock = 6e6;
     // Split-K: the f32 partial tile staged and read back through
     // distributed shared memory, and two cluster barriers; the cost is
