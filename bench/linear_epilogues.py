@@ -130,25 +130,38 @@ def check(directory, out):
                        "linear", 48)
 
 
-def tune(directory, db, budget="24"):
-    """Tunes each raced case with the weight [n, k] (wgmma's knobs, the
-    evolutionary search, `budget` candidates, every one checked against
-    f64) into the database `db`, and exports the winner's kernels into
-    DIR/<case>/tuned (race DIR OUT tuned races them)."""
+def compile_raced_nk(directory, kernels, first_pass):
+    """Runs tessel-opt on each raced case with the weight [n, k]:
+    first_pass(schedule path) (the pass that chooses the knobs), then the
+    lowering, exporting the kernels into DIR/<case>/`kernels`; returns
+    [(case, CompletedProcess)]."""
     tessel_opt = install.tool("tessel-opt")
     schedules = install.schedules_dir()
+    done = []
     for name in RACED:
         schedule, *_, weight, _ = CASES[name]
         if weight != "nk":
             continue
         d = pathlib.Path(directory) / name
-        p = subprocess.run(
+        done.append((name, subprocess.run(
             [str(tessel_opt), str(d / "in.mlir"),
-             f"--tessel-tune=schedule={schedules}/matmul_relu_{schedule}.mlir"
-             f" strategy=evolutionary budget={int(budget)} seed=1 db={db}"
-             " chip=sm_90a", "--tessel-lower-to-ptx=chip=sm_90a",
-             f"--tessel-export-kernels=dir={d / 'tuned'}", "-o", os.devnull],
-            capture_output=True, text=True)
+             first_pass(f"{schedules}/matmul_relu_{schedule}.mlir"),
+             "--tessel-lower-to-ptx=chip=sm_90a",
+             f"--tessel-export-kernels=dir={d / kernels}", "-o", os.devnull],
+            capture_output=True, text=True)))
+    return done
+
+
+def tune(directory, db, budget="24"):
+    """Tunes each raced case with the weight [n, k] (wgmma's knobs, the
+    evolutionary search, `budget` candidates, every one checked against
+    f64) into the database `db`, and exports the winner's kernels into
+    DIR/<case>/tuned (race DIR OUT tuned races them)."""
+    for name, p in compile_raced_nk(
+            directory, "tuned",
+            lambda schedule: f"--tessel-tune=schedule={schedule} "
+                             f"strategy=evolutionary budget={int(budget)} "
+                             f"seed=1 db={db} chip=sm_90a"):
         lines = (p.stdout + p.stderr).strip().splitlines()
         print(name, "rc", p.returncode, *(lines[-3:] if lines else []),
               sep="\n  ", flush=True)
@@ -159,25 +172,17 @@ def variants(directory, *points):
     NAME=KNOBS (knob=value pairs separated by commas, given over the rule's
     picks) into DIR/<case>/NAME: kernel sets for `race DIR OUT k,NAME,...`.
     A point the schedule refuses for a case is reported and skipped."""
-    tessel_opt = install.tool("tessel-opt")
-    schedules = install.schedules_dir()
-    for name in RACED:
-        schedule, *_, weight, _ = CASES[name]
-        if weight != "nk":
-            continue
-        d = pathlib.Path(directory) / name
-        for point in points:
-            set_name, _, knobs = point.partition("=")
-            p = subprocess.run(
-                [str(tessel_opt), str(d / "in.mlir"),
-                 f"--tessel-apply-schedule=schedule={schedules}/"
-                 f"matmul_relu_{schedule}.mlir defaults=rule"
-                 f" knobs={knobs}",
-                 "--tessel-lower-to-ptx=chip=sm_90a",
-                 f"--tessel-export-kernels=dir={d / set_name}", "-o",
-                 os.devnull], capture_output=True, text=True)
+    for point in points:
+        set_name, _, knobs = point.partition("=")
+        for name, p in compile_raced_nk(
+                directory, set_name,
+                lambda schedule: f"--tessel-apply-schedule=schedule="
+                                 f"{schedule} defaults=rule knobs={knobs}"):
+            errors = [line for line in p.stderr.splitlines()
+                      if "error:" in line]
             print(name, set_name, "ok" if p.returncode == 0 else
-                  "refused: " + p.stderr.strip().splitlines()[-1], flush=True)
+                  "refused: " + (errors or ["exit %d" % p.returncode])[0],
+                  flush=True)
 
 
 def spec_knobs(d):

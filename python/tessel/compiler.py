@@ -85,8 +85,9 @@ def default_schedules(dtype, chip="sm_90", shape=None, b_stored="kn"):
     SIMT_MISALIGNED_MAX_K, and for an f32 shape whose K is at most
     SIMT_F32_MAX_K (with B stored "nk", a Linear layer's weight, only up to
     SIMT_F32_NK_MAX_MACS multiply-adds; with B stored "kn", matmul_relu's
-    B, also a tiny one of K up to SIMT_F32_TINY_MAX_K). Schedules whose kernels do not run on `chip` (their
-    tessel.target_chip or tessel.min_chip) are left out."""
+    B, also a tiny one of K up to SIMT_F32_TINY_MAX_K). Schedules whose
+    kernels do not run on `chip` (their tessel.target_chip or
+    tessel.min_chip) are left out."""
     names = [SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip.rstrip("a"), dtype)),
              SCHEDULE_FOR_DTYPE[dtype], SCHEDULE_FOR_DTYPE["f32"]]
     if shape and _simt_first(dtype, shape, b_stored):
@@ -267,8 +268,7 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
     Schedule: `schedule`, or default_schedules(dtype, chip, (m, n, k)),
     which tessel-opt tries in order (wgmma, then mma.sync, for 16-bit inputs
     on Hopper; SIMT first for misaligned 16-bit rows with a small K and for
-    f32 with a small K) until
-    one serves the shape. Knobs, first source that has them: `knobs` (a dict
+    f32 with a small K) until one serves the shape. Knobs, first source that has them: `knobs` (a dict
     or "name=value,..." text) for the knobs it names; the fastest record of
     this workload in `databases` (default: default_databases) for `device`
     (a tuning-database device name such as "NVIDIA H100 80GB HBM3 (sm_90)"),
@@ -297,8 +297,8 @@ def compile_linear(m, n, k, dtype="f16", *, bias=True, activation=None,
     whose launch file takes (x, W, [b,] y). Schedules, knobs and the rest:
     as compile_matmul_relu; f32 with W stored "nk" tries wgmma first on
     Hopper, SIMT first for a small problem with a short K
-    (default_schedules). `allow_tf32`: f32 inputs may be multiplied as TF32 (as
-    torch.backends.cuda.matmul.allow_tf32); otherwise tensor cores keep
+    (default_schedules). `allow_tf32`: f32 inputs may be multiplied as TF32
+    (as torch.backends.cuda.matmul.allow_tf32); otherwise tensor cores keep
     FP32-level accuracy (3xTF32, docs/f32.md)."""
     ir = linear_ir(m, n, k, dtype, bias=bias, activation=activation,
                    weight=weight, allow_tf32=allow_tf32)

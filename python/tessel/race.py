@@ -134,11 +134,11 @@ def contender_fns(name, a, b, dtype, torch, triton_run):
     m, n = a.shape[0], b.shape[1]
     if name in ("tessel", "tessel-rule", "tessel-shipped"):
         from .ops import get_kernel
-        databases = {"tessel": None, "tessel-rule": [],
-                     "tessel-shipped": sorted(
-                         (install.schedules_dir() / "tuned").glob("*.json"))}
+        databases = (None if name == "tessel" else [] if name == "tessel-rule"
+                     else sorted((install.schedules_dir() / "tuned")
+                                 .glob("*.json")))
         kernel = get_kernel(m, n, a.shape[1], dtype, a.device.index or 0,
-                            databases=databases[name])
+                            databases=databases)
         out = torch.empty(m, n, dtype=a.dtype, device=a.device)
         home = install.home()
         source = kernel.compiled.source
