@@ -154,6 +154,18 @@ def test_race_refuses_zero_rounds(capsys):
     assert "--rounds 0: at least 1" in capsys.readouterr().err
 
 
+def test_race_refuses_unknown_contenders(capsys):
+    # The contenders raced only when asked for (tessel-rule, tessel-shipped)
+    # are named among the known ones; anything else is refused up front.
+    with pytest.raises(SystemExit) as e:
+        cli.main(["race", "--contenders", "tessel,tessel-shiped",
+                  "--shapes", "64"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown contender 'tessel-shiped'" in err
+    assert "tessel-rule, tessel-shipped, cublas+relu" in err
+
+
 def test_tune_streams_its_report(capsys, tmp_path):
     # The report reaches stderr as the tuner runs (replayed: no GPU), with
     # progress lines; stdout says what was compiled.
