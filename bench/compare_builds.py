@@ -178,7 +178,18 @@ def prepare(args):
     builds = dict(b.split("=", 1) for b in args.build)
     variants = dict(v.split("=", 1) for v in args.variant) or {"": ""}
     out = pathlib.Path(args.dir)
-    for name, kind, m, n, k, dtype, act in CASES:
+    cases = CASES
+    if args.shapes:
+        # Ad hoc cases instead of CASES: relu(A x B), B stored [k, n], or
+        # with ":nk" a Linear layer with a bias and ReLU, its weight [n, k].
+        cases = []
+        for spec in args.shapes.split(","):
+            dims, dtype, *layout = spec.split(":")
+            m, n, k = (int(d) for d in dims.split("x"))
+            cases += ([(f"linear-{m}x{n}x{k}-{dtype}-relu", "linear", m, n,
+                        k, dtype, "relu")] if layout == ["nk"] else
+                      relu_cases("shape", [(m, n, k, dtype)]))
+    for name, kind, m, n, k, dtype, act in cases:
         if args.cases and not re.search(args.cases, name):
             continue
         for (build, opt), (variant, knobs) in itertools.product(
@@ -310,6 +321,10 @@ def main():
                     "persistent=1 (repeatable; empty KNOBS: none)")
     pp.add_argument("--cases", help="a regular expression: only the cases "
                     "whose names it matches (default: all)")
+    pp.add_argument("--shapes", help="MxNxK:dtype[:nk],...: relu(A x B) "
+                    "cases of these shapes (with :nk Linear layers with a "
+                    "bias and ReLU, the weight stored [n, k]) instead of "
+                    "the built-in ones")
     pp.add_argument("--rule", action="store_true",
                     help="ignore the tuned records: each build's knob rule "
                     "picks (132 SMs), to compare rules")

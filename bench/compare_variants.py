@@ -14,7 +14,12 @@ cases.json is a list of cases:
                    "new": {"knobs": "tile_m=128,tile_n=192,stages=4,group_m=8",
                            "schedule": "schedules/matmul_relu_wgmma.mlir"}}}]
 
-A variant without "knobs" takes the rule's (no tuning records are read).
+A case with "weight": "nk" is a Linear layer with ReLU and no bias, its
+weight stored [n, k] (K-major B; tessel.compile_linear). A variant without
+"knobs" takes the rule's (no tuning records are read).
+A variant {"contender": "cublaslt"} times cuBLASLt's fused ReLU
+(`torch._addmm_activation(zero_bias, a, b)`) on the same inputs, checked
+like the others.
 The output lists each case's variants (knobs applied, launches, ms,
 TFLOP/s, error) and the time ratio of each variant to the first one
 (first time / variant time: above 1 is faster).
@@ -58,21 +63,45 @@ def main():
     rows = []
     for case in cases:
         m, n, k, dtype = case["m"], case["n"], case["k"], case["dtype"]
+        nk = case.get("weight", "kn") == "nk"
         a = torch.randn(m, k, device="cuda", dtype=tdts[dtype])
-        b = torch.randn(k, n, device="cuda", dtype=tdts[dtype])
+        # b: the kernel's second operand ([n, k] for a Linear weight);
+        # bt: the same matrix as [k, n], for the reference and cuBLASLt.
+        b = torch.randn(*((n, k) if nk else (k, n)), device="cuda",
+                        dtype=tdts[dtype])
+        bt = b.t() if nk else b
         c = torch.empty(m, n, device="cuda", dtype=tdts[dtype])
-        ref = torch.relu(a.double() @ b.double())
-        row = {"m": m, "n": n, "k": k, "dtype": dtype, "variants": {}}
+        ref = torch.relu(a.double() @ bt.double())
+        row = {"m": m, "n": n, "k": k, "dtype": dtype,
+               "weight": "nk" if nk else "kn", "variants": {}}
         kernels = {}
         for name, v in case["variants"].items():
             out = row["variants"][name] = {}
             try:
+                if v.get("contender") == "cublaslt":
+                    zero = torch.zeros(n, device="cuda", dtype=tdts[dtype])
+                    c.copy_(torch._addmm_activation(zero, a, bt))
+                    ok, err, why = check(c, ref, dtype, torch)
+                    out.update(contender="cublaslt", rel_error=err,
+                               passed=bool(ok))
+                    if ok:
+                        kernels[name] = (
+                            lambda z=zero: torch._addmm_activation(z, a, bt))
+                    else:
+                        out["error"] = why or f"relative error {err:.3g}"
+                    continue
+                elif v.get("contender"):
+                    raise ValueError(f"unknown contender {v['contender']!r}")
                 schedule = v.get("schedule")
-                comp = tessel.compile_matmul_relu(
-                    m, n, k, dtype,
+                options = dict(
                     schedule=str(ROOT / schedule) if schedule else None,
                     knobs=v.get("knobs"), databases=[], device=device.key,
                     chip=device.chip, sm_count=device.sm_count)
+                comp = (tessel.compile_linear(m, n, k, dtype, bias=False,
+                                              activation="relu", weight="nk",
+                                              **options)
+                        if nk else
+                        tessel.compile_matmul_relu(m, n, k, dtype, **options))
                 kern = tessel.Kernel(comp, device)
                 c.fill_(float("nan"))
                 kern(a, b, c)
@@ -83,7 +112,7 @@ def main():
                                comp.launch_file.read_text())["launches"]),
                            rel_error=err, passed=bool(ok))
                 if ok:
-                    kernels[name] = kern
+                    kernels[name] = (lambda kern=kern: kern(a, b, c))
                 else:
                     out["error"] = why or f"relative error {err:.3g}"
             except Exception as e:  # noqa: BLE001
@@ -91,7 +120,7 @@ def main():
         times = {name: [] for name in kernels}
         for _ in range(2):
             for name, kern in kernels.items():
-                times[name].append(bench_ms(lambda: kern(a, b, c), triton))
+                times[name].append(bench_ms(kern, triton))
         first = next(iter(case["variants"]))
         for name, ts in times.items():
             out = row["variants"][name]
@@ -103,7 +132,7 @@ def main():
                 row["variants"][name]["vs_first"] = \
                     base / row["variants"][name]["ms"]
         rows.append(row)
-        print(f"{m}x{n}x{k} {dtype}: " + ", ".join(
+        print(f"{m}x{n}x{k} {dtype}{' nk' if nk else ''}: " + ", ".join(
             f"{name} {v.get('ms', 0) * 1e3:.1f} us"
             f" x{v.get('vs_first', 0):.3f}" if v.get("passed")
             else f"{name} FAILED {v.get('error', '')[:200]}"
