@@ -34,8 +34,10 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
       %root: !transform.any_op {transform.consumed}) {
     %tile_m = transform.tune.knob<"tile_m"> = 128 : i64
         from options = [64, 128, 192, 256] -> !transform.param<i64>
+    // 160 fills the last round of shapes whose 128x256 tiles leave much
+    // of it idle (2048x5120x5120: 2.4 rounds of 128x256, 3.9 of 128x160).
     %tile_n = transform.tune.knob<"tile_n"> = 128 : i64
-        from options = [64, 128, 192, 256] -> !transform.param<i64>
+        from options = [64, 128, 160, 192, 256] -> !transform.param<i64>
     // Deep rings (8-16) serve small tiles alone on their SM (a 64x64
     // block of a thin problem hides its loads' latency with 12 stages).
     %stages = transform.tune.knob<"stages"> = 4 : i64

@@ -57,8 +57,6 @@ using namespace tessel::wgmma;
 /// The unit attribute marking the consumers' K loop.
 static constexpr llvm::StringLiteral kMainLoopAttr = "tessel.wgmma_main_loop";
 
-/// Columns of one B box: one 128-byte swizzle row of 16-bit values.
-static constexpr int64_t kBoxN = 64;
 /// 16-bit elements of one 16-byte chunk, the unit the producer threads
 /// read, realign and store.
 static constexpr int64_t kChunk = 8;
@@ -106,7 +104,7 @@ static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
       bm.m, bm.n, bm.outType.getIntOrFloatBitWidth() / 8, stages, producers,
       stagingBytes, splits,
       wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8, bm.allowTf32),
-      persistent);
+      persistent, bm.bKMajor());
 }
 
 /// Checks the block tile, `stages` and `splits`; returns why they do not
@@ -592,7 +590,8 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
     });
   if (!readB && !bm.bKMajor())
     loadOperand(sharesB, [&](bool half) {
-      for (int64_t j = 0; j < bm.n / kBoxN; ++j)
+      for (int64_t j = 0, boxes = llvm::divideCeil(bm.n, kBoxN); j < boxes;
+           ++j)
         load(half ? halfDescB : descB,
              addC(bBytes, j * tileK() * kBoxN * inBytes),
              half ? tileK() / 2 : tileK(), kBoxN, addC(n0, j * kBoxN), k0,
@@ -1390,15 +1389,17 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
     return arith::MaxSIOp::create(b, loc, valid, cst(0));
   };
   Value validRows = left(0, rowOrigin);
-  // Pairs come in 8-column groups j, two rows each (pairs[2 * j + h]).
-  int64_t pairsPerSubtile = 2 * subCols / 8;
-  for (int64_t q = 0; q < bm.n / subCols; ++q) {
-    for (const Pair &p : pairs.slice(q * pairsPerSubtile, pairsPerSubtile))
+  // Pairs come in 8-column groups j, two rows each (pairs[2 * j + h]). The
+  // last subtile is narrower where the tile's width is not a multiple of
+  // subCols (160 16-bit columns: 64, 64 and 32).
+  for (int64_t q = 0; q * subCols < bm.n; ++q) {
+    int64_t width = std::min(subCols, bm.n - q * subCols);
+    for (const Pair &p : pairs.slice(2 * q * subCols / 8, 2 * width / 8))
       storePair(p.value, buffer, sub(p.row, rowOrigin),
                 addC(p.col, -q * subCols));
     warpgroupBarrier();
     Value colOrigin = cst(q * subCols);
-    forEachChunk(tidX, kWgmmaM, subCols, elems, kWarpgroupThreads, validRows,
+    forEachChunk(tidX, kWgmmaM, width, elems, kWarpgroupThreads, validRows,
                  left(1, colOrigin), [&](Value row, Value col, Value valid) {
                    Value v = vector::LoadOp::create(b, loc, vecType, buffer,
                                                     ValueRange{row, col});
@@ -1776,11 +1777,12 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     auto fail = [&](const Twine &why) {
       return failOnTarget(*this, target, why);
     };
-    // The emitted tile: whole warpgroups of rows and whole 64-column B
-    // boxes; what lies beyond the block's extents is zero-filled by TMA and
-    // not stored.
+    // The emitted tile: whole warpgroups of rows and whole 32-column
+    // groups, which split-K's blocks share evenly (an MN-major B's last
+    // 64-column box is loaded whole); what lies beyond the block's extents
+    // is zero-filled by TMA and not stored.
     bm.m = llvm::alignTo(bm.m, kWgmmaM);
-    bm.n = llvm::alignTo(bm.n, kBoxN);
+    bm.n = blockColumns(bm.n, splits);
     // Split-K: the K steps are shared out among the `splits` blocks of a
     // cluster, and each block of it stores 1 / splits of the tile's 8-column
     // groups.

@@ -35,6 +35,7 @@ std::optional<ProblemShape> tessel::parseWorkloadKey(llvm::StringRef workload) {
   p.outBytes = out.starts_with("f32") ? 4 : 2;
   p.wgmmaParts = tessel::wgmma::operandParts(
       p.inBytes, llvm::StringRef(p.types).contains(" precision=tf32"));
+  p.bKMajor = llvm::Regex(" layout=[^ ]*B\\[n,k\\]( |$)").match(p.types);
   llvm::SmallVector<llvm::StringRef> batch;
   if (llvm::Regex(" batch=([0-9x]+)( |$)").match(p.types, &batch))
     for (llvm::StringRef size : llvm::split(batch[1], 'x')) {
@@ -204,9 +205,12 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   bool simt = thm && thn;
   std::optional<int64_t> wm = p.get("warp_m"), wn = p.get("warp_n");
   bool wgmma = !simt && !wm && p.get("stages") && !p.get("tile_k");
+  // wgmma blocks compute whole warpgroups of 64 rows and whole groups of
+  // kWgmmaNGranule columns (more with split-K: blockColumns).
   int64_t granule = simt ? 1 : (wgmma ? 64 : 16);
+  int64_t nGranule = wgmma ? tessel::wgmma::kWgmmaNGranule : granule;
   int64_t em = std::min(tm, roundUp(s.m, granule));
-  int64_t en = std::min(tn, roundUp(s.n, granule));
+  int64_t en = std::min(tn, roundUp(s.n, nGranule));
   // Blocks along N (grid x) and all of them.
   int64_t gx = llvm::divideCeil(s.n, en);
   int64_t blocks = llvm::divideCeil(s.m, em) * gx * s.batch;
@@ -223,6 +227,17 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     return refuse(llvm::formatv("split_k={0}: only the wgmma schedule "
                                 "splits K",
                                 splits));
+  // The columns a block computes, and those its time is modeled with: a
+  // wgmma K step narrower than 64 columns takes about as long as a
+  // 64-column one (its instructions wait on issue and the loads, not the
+  // tensor cores). 32-column blocks ran 1.0x-1.2x faster than 64-column
+  // ones with the same knobs, but modeled at their width they won the
+  // rule's picks from deeper splits of 64 columns, and a split of K in 4
+  // instead of 8 lost 0.71x-0.94x on thin shapes with a long K (H100,
+  // bench/results/hopper-v2, "128x160 tiles").
+  int64_t blockN = wgmma ? tessel::wgmma::blockColumns(en, splits)
+                         : roundUp(en, granule);
+  int64_t modelN = wgmma ? std::max<int64_t>(blockN, 64) : blockN;
   // Persistent blocks (wgmma): each walks several tiles.
   bool persistent = p.get("persistent").value_or(0) == 1;
   // Clusters of two blocks that multicast shared operand tiles (wgmma).
@@ -279,10 +294,19 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   } else if (wgmma) {
     // The block the rewrite builds: its threads and shared memory, and
     // accumulators that must fit the registers, or the kernel spills.
-    int64_t bm = roundUp(em, 64), bn = roundUp(en, 64);
+    int64_t bm = roundUp(em, 64), bn = blockN;
+    // An MN-major B is loaded in whole 64-column boxes, so a tile_n that is
+    // not a multiple of 64 loads columns its blocks discard: 128x160 ran
+    // 0.86x-0.96x as fast as 128x128 or the wider tiles on five shapes
+    // where it was 1.03x-1.11x faster with B stored [n, k] (H100,
+    // bench/results/hopper-v2, "128x160 tiles"). The rule leaves such
+    // points to the tuner.
+    if (!s.bKMajor && tn % tessel::wgmma::kBoxN != 0)
+      return kInfeasible;
     // A persistent block stages its output after the ring.
     tessel::wgmma::Layout layout = tessel::wgmma::computeLayout(
-        bm, bn, s.outBytes, stages, 1, 0, splits, s.wgmmaParts, persistent);
+        bm, bn, s.outBytes, stages, 1, 0, splits, s.wgmmaParts, persistent,
+        s.bKMajor);
     threads = layout.threads;
     smem = layout.sharedBytes + layout.barrierBytes;
     if (!tessel::wgmma::accumulatorsFit(bn, threads, s.wgmmaParts))
@@ -391,7 +415,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // One block's work (whole granules of M and N, whole K steps) over the
   // efficiency of its tile: operand traffic per multiply-add falls as
   // 1/tm + 1/tn (per thread tile for SIMT).
-  double work = double(roundUp(em, granule)) * roundUp(en, granule) *
+  double work = double(roundUp(em, granule)) * modelN *
                 double(llvm::divideCeil(kSteps, splits) * tk);
   // wgmma multiplies TF32 at half the rate of 16-bit types: twice the time
   // per multiply-add, against the same fixed and split-K costs per block.
@@ -465,8 +489,9 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
       if (s.inBytes == 2 && !misalignedA && !misalignedB &&
           splits <= kDeepRingMaxSplits) {
         tessel::wgmma::Layout deep = tessel::wgmma::computeLayout(
-            roundUp(em, 64), roundUp(en, 64), s.outBytes, kDeepRingStages, 1,
-            0, splits, s.wgmmaParts, persistent);
+            roundUp(em, 64), blockN, s.outBytes,
+            kDeepRingStages, 1, 0, splits, s.wgmmaParts, persistent,
+            s.bKMajor);
         if (deep.sharedBytes + deep.barrierBytes <= chip.sharedMemory)
           lone = kDeepRingStages;
       }
@@ -482,7 +507,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // fitted to H100 times (bench/results/split-k), where splitting paid
     // only for thin problems with a long K.
     if (splits > 1)
-      perBlock += kSplitReduceCost * roundUp(em, 64) * roundUp(en, 64) *
+      perBlock += kSplitReduceCost * roundUp(em, 64) * modelN *
                   (splitsF32 ? double(splits - 1) : 1.0);
     if (splitsF32)
       perBlock += kSplitF32StepCost * double(llvm::divideCeil(kSteps, splits));

@@ -302,8 +302,12 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     together with the `linalg.fill` that zeroes its accumulator and the
     elementwise `linalg.generic` that consumes it (e.g. ReLU and the
     conversion to the output type), into a Hopper kernel body. The block
-    tile `BM x BN` is the bound of the block's extents rounded up to
-    multiples of 64; a partial tile at the edge of the problem and a K that
+    tile `BM x BN` is the bound of the block's extents rounded up, BM to a
+    multiple of 64 (one consumer warpgroup per 64 rows), BN to a multiple
+    of 32 (of 64 with `split_k` = 8, so that each block of the split stores
+    whole 8-column groups); a B stored `[k, n]` is loaded in whole
+    64-column boxes, a B stored `[n, k]` as one box of BN rows. A partial
+    tile at the edge of the problem and a K that
     is not a multiple of 64 are zero-filled by TMA, and only the valid part
     of the tile is stored. A matrix whose rows do not start on 16-byte
     boundaries (TMA's requirement) is first copied into a workspace with

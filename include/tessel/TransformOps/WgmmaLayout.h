@@ -23,9 +23,25 @@ inline constexpr int64_t kWarpgroupThreads = 128;
 inline constexpr char kPersistentTilesAttr[] = "tessel.persistent_tiles";
 /// Rows of the accumulator one consumer warpgroup owns (wgmma's M).
 inline constexpr int64_t kWgmmaM = 64;
+/// Columns of the block tile a block computes in whole units of this: the
+/// wgmma instruction's N (a multiple of 8 up to 256) over whole 32-column
+/// groups, so that 160 columns (a 128x160 tile fills the last round of a
+/// shape that 128x256 tiles fill poorly) are computed as 160, not 192.
+inline constexpr int64_t kWgmmaNGranule = 32;
+/// The columns a block computes for a block extent of `n` columns with K
+/// split over `splits` blocks of a cluster, each of which stores an equal
+/// share of the tile's 8-column groups: whole kWgmmaNGranule groups, or
+/// whole 64-column ones with more than 4 splits (n = 20: 32 columns, but
+/// 64 with split_k = 8, which 32 columns could not share out).
+inline int64_t blockColumns(int64_t n, int64_t splits) {
+  return llvm::alignTo(n, splits > 4 ? 64 : kWgmmaNGranule);
+}
 /// Bytes of a tile row in one ring buffer: one 128-byte swizzle row, the
 /// K extent of one K step (64 16-bit or 32 f32 values).
 inline constexpr int64_t kRowBytes = 128;
+/// Columns of one TMA box of an MN-major B ([k, n]): one 128-byte swizzle
+/// row of 16-bit values.
+inline constexpr int64_t kBoxN = 64;
 /// The K extent of one K step for inputs of `inBytes` bytes.
 inline constexpr int64_t tileK(int64_t inBytes) { return kRowBytes / inBytes; }
 /// Copies of each operand tile a stage holds for inputs of `inBytes` bytes:
@@ -84,7 +100,17 @@ struct Layout {
   int64_t sharedBytes = 0, barrierBytes = 0;
 };
 
-/// The layout of a `bm` x `bn` block (multiples of 64) with an output of
+/// Rows of 128 bytes a `bn`-column B tile takes in one ring buffer: bn for
+/// a K-major B ([n, k]), whose box is the whole tile; whole 64-column boxes
+/// of an MN-major B ([k, n], 16-bit), the last one loaded whole even where
+/// the tile ends inside it (wgmma then reads only its first columns). A
+/// caller that does not know B's layout (the knob rule) counts the larger.
+inline int64_t bRingRows(int64_t bn, bool bKMajor) {
+  return bKMajor ? bn : llvm::alignTo(bn, kBoxN);
+}
+
+/// The layout of a `bm` x `bn` block (bm a multiple of 64, bn of
+/// kWgmmaNGranule, B K-major where `bKMajor`) with an output of
 /// `outBytes` bytes per element, `stages` ring buffers (a K step of a tile
 /// row is kRowBytes whatever the input type),
 /// `producers` producer warpgroups and `stagingBytes` of staging after the
@@ -95,14 +121,15 @@ struct Layout {
 inline Layout computeLayout(int64_t bm, int64_t bn, int64_t outBytes,
                             int64_t stages, int64_t producers = 1,
                             int64_t stagingBytes = 0, int64_t splits = 1,
-                            int64_t parts = 1, bool persistent = false) {
+                            int64_t parts = 1, bool persistent = false,
+                            bool bKMajor = false) {
   Layout l;
   l.consumers = bm / kWgmmaM;
   l.producers = producers;
   l.threads = kWarpgroupThreads * (l.consumers + producers);
   l.parts = parts;
   l.aPartBytes = bm * kRowBytes;
-  l.bPartBytes = bn * kRowBytes;
+  l.bPartBytes = bRingRows(bn, bKMajor) * kRowBytes;
   l.aStageBytes = parts * l.aPartBytes;
   l.bStageBytes = parts * l.bPartBytes;
   l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);

@@ -37,6 +37,10 @@ struct ProblemShape {
   /// Copies of each operand tile a wgmma stage holds: 2 for f32 inputs
   /// at FP32-level accuracy (3xTF32's high and low parts), else 1.
   int64_t wgmmaParts = 1;
+  /// B stored [n, k] (`layout=...B[n,k]` in the key): a wgmma block loads
+  /// its B tile as one TMA box of any width; stored [k, n], in whole boxes
+  /// of 64 columns.
+  bool bKMajor = false;
 };
 
 /// Reads "matmul_relu 4096x4096x4096 f16->f16 acc=f32" (a tuning-database
