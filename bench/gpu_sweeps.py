@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Runs the knob sweeps of the GPU lit tests (their `bench/check_shapes.py`
+RUN lines) without lit, e.g. with a bundle built without its tests:
+each sweep's status line and any FAIL line, in the order of the tests,
+until a time limit.
+
+    B=/tmp/tessel/tessel python3 bench/gpu_sweeps.py OUT --seconds 520 \\
+        [--tests knob-sweep-persistent-gpu,...] [--match wgmma]
+
+B is the bundle's root (bin/, schedules/); each sweep writes its JSON to
+OUT/<test>-<n>.json. Exit status 1 if a sweep failed or did not finish.
+"""
+
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TESTS = ("knob-sweep-persistent-gpu", "knob-sweep-cluster-gpu",
+         "knob-sweep-split-gpu", "knob-sweep-gpu")
+
+
+def sweep_commands(test):
+    """The check_shapes.py commands of a lit test's RUN lines (continued
+    lines joined, the pipe to FileCheck dropped)."""
+    lines = [line[len("# RUN:"):].strip()
+             for line in (ROOT / "test" / "Runtime" / f"{test}.test")
+             .read_text().splitlines() if line.startswith("# RUN:")]
+    commands, current = [], ""
+    for line in lines:
+        current += " " + line.rstrip("\\").strip()
+        if not line.endswith("\\"):
+            commands.append(current.strip())
+            current = ""
+    return [c.split("|")[0] for c in commands if "check_shapes.py" in c]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out")
+    p.add_argument("--seconds", type=float, default=520)
+    p.add_argument("--tests", default=",".join(TESTS))
+    p.add_argument("--match", default="wgmma",
+                   help="only the sweeps whose command contains this")
+    args = p.parse_args()
+    bundle = os.environ["B"]
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    deadline = time.time() + args.seconds
+    ok = True
+    for test in args.tests.split(","):
+        for i, command in enumerate(sweep_commands(test)):
+            if args.match not in command:
+                continue
+            command = (command.replace("%tessel_src/", f"{ROOT}/")
+                       .replace("%tessel_tools", f"{bundle}/bin")
+                       .replace("%schedules", f"{bundle}/schedules")
+                       .replace("%S/", f"{ROOT}/test/Runtime/")
+                       .replace("%t.", f"{out}/{test}-{i}."))
+            left = deadline - time.time()
+            if left < 20:
+                print(f"{test} {i}: not run (time)", flush=True)
+                ok = False
+                continue
+            try:
+                r = subprocess.run(command, shell=True, capture_output=True,
+                                   text=True, timeout=left)
+            except subprocess.TimeoutExpired:
+                print(f"{test} {i}: timed out", flush=True)
+                ok = False
+                continue
+            lines = r.stdout.splitlines()
+            status = [line for line in lines if line.startswith("status")]
+            fails = [line for line in lines if "FAIL" in line]
+            ok &= r.returncode == 0 and not fails and bool(status)
+            print(f"{test} {i}: rc {r.returncode} {status} "
+                  f"{len(fails)} FAIL lines {fails[:3]}", flush=True)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
