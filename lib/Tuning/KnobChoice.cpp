@@ -295,8 +295,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // The block the rewrite builds: its threads and shared memory, and
     // accumulators that must fit the registers, or the kernel spills.
     int64_t bm = roundUp(em, 64), bn = blockN;
-    // An MN-major B is loaded in whole 64-column boxes, so a tile_n that is
-    // not a multiple of 64 loads columns its blocks discard: 128x160 ran
+    // With an MN-major B, a tile_n that is not a multiple of 64 (whose last
+    // 32 columns are half a 128-byte swizzle row of B) ran slower: 128x160
     // 0.86x-0.96x as fast as 128x128 or the wider tiles on five shapes
     // where it was 1.03x-1.11x faster with B stored [n, k] (H100,
     // bench/results/hopper-v2, "128x160 tiles"). The rule leaves such
