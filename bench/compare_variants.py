@@ -26,9 +26,11 @@ TFLOP/s, error) and the time ratio of each variant to the first one
 """
 
 import argparse
+import concurrent.futures
 import datetime
 import json
 import math
+import os
 import pathlib
 import sys
 import warnings
@@ -60,8 +62,30 @@ def main():
     device = runtime.Device.get(0)
     cases = json.loads(pathlib.Path(args.cases).read_text())
     tdts = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+
+    def compile_variant(case, v):
+        schedule = v.get("schedule")
+        options = dict(
+            schedule=str(ROOT / schedule) if schedule else None,
+            knobs=v.get("knobs"), databases=[], device=device.key,
+            chip=device.chip, sm_count=device.sm_count)
+        m, n, k, dtype = case["m"], case["n"], case["k"], case["dtype"]
+        if case.get("weight", "kn") == "nk":
+            return tessel.compile_linear(m, n, k, dtype, bias=False,
+                                         activation="relu", weight="nk",
+                                         **options)
+        return tessel.compile_matmul_relu(m, n, k, dtype, **options)
+
+    # Every kernel is compiled first, on all the host's cores (tessel-opt
+    # runs in a process of its own), then loaded, checked and timed one
+    # case at a time.
+    pool = concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1)
+    compiled = {(i, name): pool.submit(compile_variant, case, v)
+                for i, case in enumerate(cases)
+                for name, v in case["variants"].items()
+                if not v.get("contender")}
     rows = []
-    for case in cases:
+    for i, case in enumerate(cases):
         m, n, k, dtype = case["m"], case["n"], case["k"], case["dtype"]
         nk = case.get("weight", "kn") == "nk"
         a = torch.randn(m, k, device="cuda", dtype=tdts[dtype])
@@ -89,18 +113,7 @@ def main():
                 elif v.get("contender"):
                     raise ValueError(f"unknown contender {v['contender']!r}")
                 else:
-                    schedule = v.get("schedule")
-                    options = dict(
-                        schedule=str(ROOT / schedule) if schedule else None,
-                        knobs=v.get("knobs"), databases=[],
-                        device=device.key, chip=device.chip,
-                        sm_count=device.sm_count)
-                    comp = (tessel.compile_linear(
-                                m, n, k, dtype, bias=False, activation="relu",
-                                weight="nk", **options)
-                            if nk else
-                            tessel.compile_matmul_relu(m, n, k, dtype,
-                                                       **options))
+                    comp = compiled[(i, name)].result()
                     kern = tessel.Kernel(comp, device)
                     timed = run = (lambda kern=kern: kern(a, b, c))
                     out.update(knobs=comp.knobs, source=comp.knob_source,
