@@ -145,6 +145,10 @@ constexpr double kTf32LoneTilePersistent = 0.97;
 constexpr double kStreamMinBytes = 8e6;
 /// ... the share of the SMs its blocks should fill at least.
 constexpr double kStreamMinFill = 0.65;
+/// One wave of wgmma blocks is launched in groups of 8 block rows (group_m
+/// 8) where B is the larger operand and holds at least this many bytes
+/// (estimate(), "Blocks in groups").
+constexpr double kOneWaveGroupMinBytes = 16e6;
 /// The preference for clusters of two blocks that multicast A's tile where
 /// TMA reads A's rows on 16- but not 32-byte boundaries, and for no
 /// clusters elsewhere (docs/knob-rule.md).
@@ -566,7 +570,6 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // won most often on an H100.
   prefer("tile_k", simt ? std::optional<int64_t>(4) : p.defaultOf("tile_k"),
          simt ? 0.1 : 0.02);
-  prefer("group_m", blocks > chip.smCount ? 8 : 1, 0.01);
   // Splitting K pays its reduction and cluster barriers: only where it
   // clearly wins.
   prefer("split_k", 1, 0.05);
@@ -587,6 +590,26 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   bool halvesSlowA = wgmma && slowRowsA && !persistent && splits == 1 &&
                      p.get("group_m").value_or(1) == 1 && gx % 2 == 0;
   prefer("cluster", halvesSlowA ? 2 : 1, kClusterPreference);
+  // Blocks in groups of 8 block rows, each group walked down its columns
+  // (group_m 8), so that blocks launched one after another share B's tiles
+  // rather than A's: once there is more than a wave of blocks, and for
+  // wgmma blocks in one wave, not split, where B is the larger operand and
+  // holds kOneWaveGroupMinBytes or more, except where the cluster above
+  // pairs blocks along a block row (group_m 1). In one wave all blocks run
+  // at once, yet the order counted on an H100: on 50 such shapes (M
+  // 200-1024, N and K up to 28672; Linear layers and relu(A x B), 16 bits
+  // and TF32) group_m 8 ran 1.061x faster in geometric mean (0.97x-1.24x;
+  // 1.063x on the 21 held out of the choice of this rule; 512x4096x11008
+  // bf16 89.2 -> 72.0 us). Elsewhere it ran 0.986x: where A is larger
+  // (4341x436x3160 bf16 0.92x, 2000x1000x2048 f16 0.91x), B smaller, or K
+  // split (384x4096x11008 f16 0.93x) (bench/results/linear, "Block order
+  // in one wave").
+  bool shareB = wgmma && splits == 1 && s.n > s.m &&
+                llvm::divideCeil(s.m, em) > 1 &&
+                double(s.k) * double(s.n) * s.inBytes >=
+                    kOneWaveGroupMinBytes &&
+                !(slowRowsA && gx % 2 == 0);
+  prefer("group_m", blocks > chip.smCount || shareB ? 8 : 1, 0.01);
   prefer("padding", p.defaultOf("padding"), 0.01);
   prefer("stage_output", p.defaultOf("stage_output"), 0.01);
   // Register pressure and occupancy, which the efficiency term leaves out,

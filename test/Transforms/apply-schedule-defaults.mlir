@@ -86,6 +86,22 @@
 // RUN:   | FileCheck %s --check-prefix=TILE160-KN
 // TILE160-KN: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
 
+// One wave of blocks in groups of 8 block rows where B is the larger
+// operand (16 MB or more), so that blocks launched one after another share
+// B's tiles: 512x4096x11008 (128 blocks of 128x128) ran 1.12x faster with
+// group_m 8 on an H100; with A the larger operand (4096x512x11008) the
+// blocks keep row order (docs/knob-rule.md).
+// RUN: sed 's/3x9xf16/512x11008xf16/g; s/9x7xf16/11008x4096xf16/g; s/3x7xf/512x4096xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=ONE-WAVE-B
+// ONE-WAVE-B: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// RUN: sed 's/3x9xf16/4096x11008xf16/g; s/9x7xf16/11008x512xf16/g; s/3x7xf/4096x512xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=ONE-WAVE-A
+// ONE-WAVE-A: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+
 // Decode layers (at most 64 rows, 8 MB or more of B, N of about 2750 or
 // more, rows on 16-byte boundaries): blocks ordered by how they stream B,
 // not by the tensor cores' model. 1x11008x4096: 86 blocks of 64x128 tiles (0.65 of the SMs or
