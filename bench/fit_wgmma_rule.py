@@ -12,8 +12,11 @@ For each workload the model picks the tile of lowest estimate among the
 measured ones; its loss is log(best time of that tile / best time of the
 workload). The script prints the loss of the efficiency term alone, of the
 constants in lib/Tuning/KnobChoice.cpp, and of the grid's best, with the
-workloads where that best misses by more than 2%. It mirrors estimate() in
-KnobChoice.cpp for wgmma points (tile_m, tile_n, stages) on 132 SMs.
+workloads where that best misses by more than 2%. It mirrors the terms of
+estimate() in KnobChoice.cpp that it fitted, for wgmma points (tile_m,
+tile_n, stages, split) on 132 SMs; the terms added since (ring depth of
+lone blocks, persistent blocks, clusters, block order, decode layers,
+TF32) are not in it, so it ranks only what those terms leave equal.
 """
 
 import argparse
