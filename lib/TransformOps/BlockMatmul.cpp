@@ -128,10 +128,13 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
   Contraction &c = bm.contraction;
   if (!c.op.hasPureBufferSemantics())
     return fail("expected the contraction on memrefs (bufferize first)");
-  if (!c.batch.empty() || c.lhsTransposed)
-    return fail("the " + what +
-                " rewrite needs A[m,k] and B[k,n] or "
-                "B[n,k] without batch dimensions; this contraction is " +
+  // wgmma reads a 16-bit A tile MN-major too (its transpose flag); the
+  // mma.sync rewrite's ldmatrix loads take A[m,k] only.
+  if (!c.batch.empty() || (c.lhsTransposed && what != "wgmma"))
+    return fail("the " + what + " rewrite needs A[m,k]" +
+                (what == "wgmma" ? " or A[k,m]" : "") +
+                " and B[k,n] or B[n,k] without batch dimensions; this "
+                "contraction is " +
                 c.layoutName());
   bm.launch = target->getParentOfType<gpu::LaunchOp>();
   if (!bm.launch)
@@ -166,7 +169,7 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
   if (ShapedType::isDynamic(c.k))
     return fail("expected the whole K dimension in the block (K = ? is "
                 "dynamic: do not tile K before this rewrite)");
-  FailureOr<int64_t> m = constantUpperBound(bm.a, 0);
+  FailureOr<int64_t> m = constantUpperBound(bm.a, bm.aDimM());
   FailureOr<int64_t> n = constantUpperBound(bm.b, bm.bDimN());
   if (failed(m) || failed(n))
     return fail("cannot bound the block tile's M and N extents by "

@@ -289,6 +289,12 @@ private:
       ArrayRef<int64_t> box,
       nvgpu::TensorMapL2PromoKind promotion =
           nvgpu::TensorMapL2PromoKind::L2PROMO_256B);
+  /// A's TMA box: its whole K-major tile ([m, k]), or one 64-column box of
+  /// its MN-major tile ([k, m]; one per consumer warpgroup's 64 rows).
+  SmallVector<int64_t> boxA() const {
+    return bm.aKMajor() ? SmallVector<int64_t>{bm.m, tileK()}
+                        : SmallVector<int64_t>{tileK(), kBoxN};
+  }
   /// B's TMA box: its whole K-major tile ([n, k]), or one 64-column box of
   /// its MN-major tile ([k, n]; BN / 64 of them side by side).
   SmallVector<int64_t> boxB() const {
@@ -578,11 +584,18 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
                                   desc, coordinates(col, row, batch), stage,
                                   mask, Value());
   };
-  if (!readA)
+  if (!readA && bm.aKMajor())
     loadOperand(sharesA, [&](bool half) {
       load(half ? halfDescA : descA, aBytes, half ? bm.m / 2 : bm.m, tileK(),
            k0, m0, batchA, half);
     });
+  // An MN-major A ([k, m]): box j holds consumer j's 64 rows of the tile
+  // (tileK x 64, 8 KB: where a K-major A's slice j starts), never
+  // multicast (the rewrite refuses clusters for it).
+  if (!readA && !bm.aKMajor())
+    for (int64_t j = 0, boxes = llvm::divideCeil(bm.m, kBoxN); j < boxes; ++j)
+      load(descA, addC(aBytes, j * tileK() * kBoxN * inBytes), tileK(), kBoxN,
+           addC(m0, j * kBoxN), k0, batchA, /*half=*/false);
   if (!readB && bm.bKMajor())
     loadOperand(sharesB, [&](bool half) {
       load(half ? halfDescB : descB, bBytes, half ? bm.n / 2 : bm.n, tileK(),
@@ -945,7 +958,15 @@ Value WgmmaEmitter::emitStep(Value kt, Value acc, Value consumer,
   Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
   if (bm.inType.isF32())
     return emitTf32Mma(acc, accType, consumer, stage, aBytes, bBytes);
-  // This warpgroup's rows of the A tile.
+  // This warpgroup's rows of the A tile: its 64 rows of a K-major tile,
+  // or its box of an MN-major one ([k, m]: tileK x 64, at the same byte
+  // offset).
+  if (!bm.aKMajor()) {
+    int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
+    Value aBox = view(add(aBytes, mul(consumer, tileK() * kBoxN * inBytes)),
+                      sharedType({tileK(), kBoxN}, bm.inType));
+    return emitMma(accType, aBox, bBytes, acc);
+  }
   Value aStage = view(aBytes, sharedType({bm.m, tileK()}, bm.inType));
   Value aRows = memref::SubViewOp::create(
       b, loc, aStage,
@@ -987,6 +1008,11 @@ Value WgmmaEmitter::emitMma(Type accType, Value aRows, Value bBytes,
                                                      bytes >> 4));
   };
   Value dA = descriptor(aRows, {kWgmmaM, tileK()}, wgmmaDescA);
+  // A K-major slice of 16 starts 32 bytes into each 128-byte swizzled row;
+  // an MN-major one ([k, m]) 16 of its 128-byte rows further.
+  int64_t aSliceBytes = bm.aKMajor()
+                            ? kSliceK * (bm.inType.getIntOrFloatBitWidth() / 8)
+                            : kSliceK * wgmma::kRowBytes;
   // B's tile in the ring: [n, k] (K-major) or [k, n].
   SmallVector<int64_t> bTile = bm.bKMajor()
                                    ? SmallVector<int64_t>{bm.n, tileK()}
@@ -1006,7 +1032,7 @@ Value WgmmaEmitter::emitMma(Type accType, Value aRows, Value bBytes,
                        : LLVM::PoisonOp::create(b, loc, fragmentType());
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t s = 0; s < tileK() / kSliceK; ++s) {
-    Value sliceA = advance(dA, s * kSliceK * inBytes);
+    Value sliceA = advance(dA, s * aSliceBytes);
     Value sliceB = advance(dB, s * bSliceBytes);
     fragment = NVVM::WgmmaMmaAsyncOp::create(
         b, loc, fragmentType(), fragment, sliceA, sliceB,
@@ -1015,7 +1041,9 @@ Value WgmmaEmitter::emitMma(Type accType, Value aRows, Value bBytes,
         NVVM::WGMMAScaleOutAttr::get(ctx, s == 0 && !acc
                                               ? NVVM::WGMMAScaleOut::zero
                                               : NVVM::WGMMAScaleOut::one),
-        one, one, NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        one, one,
+        NVVM::MMALayoutAttr::get(ctx, bm.aKMajor() ? NVVM::MMALayout::row
+                                                   : NVVM::MMALayout::col),
         NVVM::MMALayoutAttr::get(ctx, bm.bKMajor() ? NVVM::MMALayout::col
                                                    : NVVM::MMALayout::row),
         NVVM::MMAIntOverflowAttr());
@@ -1495,7 +1523,7 @@ scf::ForOp WgmmaEmitter::emit() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(bm.launch);
     if (!readA)
-      descA = makeTensorMap(a.source, {bm.m, tileK()});
+      descA = makeTensorMap(a.source, boxA());
     if (!readB)
       descB = makeTensorMap(bOp.source, boxB());
     // A block's half of a tile it shares with its partner: half the rows
@@ -1519,9 +1547,8 @@ scf::ForOp WgmmaEmitter::emit() {
     return UnrealizedConversionCastOp::create(b, loc, type, poison)
         .getResult(0);
   };
-  wgmmaDescA = readA || a.batchRank() > 0
-                   ? noMap(tensorMapType({bm.m, tileK()}))
-                   : descA;
+  wgmmaDescA =
+      readA || a.batchRank() > 0 ? noMap(tensorMapType(boxA())) : descA;
   wgmmaDescB =
       readB || bOp.batchRank() > 0 ? noMap(tensorMapType(boxB())) : descB;
 
@@ -1534,7 +1561,7 @@ scf::ForOp WgmmaEmitter::emit() {
   SmallVector<Value> bOffsets = values(bOp.offsets(b, loc));
   batchA.assign(aOffsets.begin(), aOffsets.end() - 2);
   batchB.assign(bOffsets.begin(), bOffsets.end() - 2);
-  Value m0 = aOffsets.end()[-2];
+  Value m0 = aOffsets[a.batchRank() + bm.aDimM()];
   Value n0 = bOffsets[bOp.batchRank() + bm.bDimN()];
   // Warpgroups are laid out along y: (128, consumers + 1, 1) threads.
   Value tidX = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -1958,9 +1985,33 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       auto type = cast<MemRefType>(t.source.getType());
       return type.getDimSize(type.getRank() - 2 + d);
     };
-    int64_t fullM = matrixDim(*a, 0);
+    int64_t fullM = matrixDim(*a, bm.aDimM());
     int64_t fullN = matrixDim(*bOperand, bm.bDimN());
-    int64_t fullK = matrixDim(*a, 1);
+    int64_t fullK = matrixDim(*a, 1 - bm.aDimM());
+    // An A stored [k, m] is read MN-major by TMA: 64-column boxes along M,
+    // as a B stored [k, n] (docs/wgmma.md, "Operand layouts"). TF32 wgmma
+    // reads K-major tiles only, and the paths that copy or read misaligned
+    // rows and that multicast halves of A's tile take A[m,k] only.
+    if (!bm.aKMajor()) {
+      if (bm.inType.isF32())
+        return fail("A stored [k, m] with f32 inputs: TF32 wgmma reads A "
+                    "[m, k] only (store A [m, k])");
+      if (!hasAlignedRows(cast<MemRefType>(a->source.getType()), 16))
+        return fail("A stored [k, m] needs rows on 16-byte boundaries (M = " +
+                    Twine(fullM) + " " +
+                    Twine(bm.inType.getIntOrFloatBitWidth()) +
+                    "-bit elements) for TMA; store A [m, k]");
+      if (cluster != 1)
+        return fail("cluster = 2 with A stored [k, m]: multicast halves of "
+                    "A's tile are built for A [m, k] (use cluster = 1)");
+      // Checked on a GPU with B stored [k, n] and no batch dimensions so
+      // far (docs/wgmma.md, "Operand layouts").
+      if (bm.bKMajor() || a->batchRank() > 0)
+        return fail("A stored [k, m] is taken with B stored [k, n] and no "
+                    "batch dimensions; this contraction is " +
+                    bm.contraction.layoutName() +
+                    (a->batchRank() > 0 ? " (batched)" : ""));
+    }
     // Several producer warpgroups take K steps in turn when the threads
     // read operands: as many as the registers allow (up to kMaxProducers,
     // one per stage and K step). Each waits for a stage's loads before its

@@ -36,6 +36,7 @@ std::optional<ProblemShape> tessel::parseWorkloadKey(llvm::StringRef workload) {
   p.wgmmaParts = tessel::wgmma::operandParts(
       p.inBytes, llvm::StringRef(p.types).contains(" precision=tf32"));
   p.bKMajor = llvm::Regex(" layout=[^ ]*B\\[n,k\\]( |$)").match(p.types);
+  p.aKMajor = !llvm::Regex(" layout=A\\[(b,)*k,m\\]").match(p.types);
   llvm::SmallVector<llvm::StringRef> batch;
   if (llvm::Regex(" batch=([0-9x]+)( |$)").match(p.types, &batch))
     for (llvm::StringRef size : llvm::split(batch[1], 'x')) {
@@ -334,6 +335,17 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     if (persistent && s.wgmmaParts > 1)
       return refuse("persistent=1: 3xTF32 (f32 at FP32 accuracy) is not "
                     "persistent");
+    // An A stored [k, m] is loaded in 64-column boxes along M, 16-bit
+    // only and not multicast (RewriteBlockMatmulAsWgmma.cpp).
+    if (!s.aKMajor && s.inBytes == 4)
+      return refuse("A stored [k, m] with f32 inputs: TF32 wgmma reads A "
+                    "[m, k] only");
+    if (!s.aKMajor && (s.m * s.inBytes) % 16 != 0)
+      return refuse("A stored [k, m] needs rows (M) on 16-byte boundaries "
+                    "for TMA");
+    if (!s.aKMajor && cluster > 1)
+      return refuse("cluster=2 with A stored [k, m]: A's tile is not "
+                    "multicast in that layout");
     if (cluster > 1) {
       int64_t gy = llvm::divideCeil(s.m, em);
       if (splits > 1)
@@ -371,7 +383,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // Rows that are not 16-byte aligned, which TMA cannot read (copied, or
   // read by the producers). Without the layout of B, its rows count as
   // misaligned when either of its dimensions is.
-  bool misalignedA = (s.k * s.inBytes) % 16 != 0;
+  bool misalignedA = ((s.aKMajor ? s.k : s.m) * s.inBytes) % 16 != 0;
   bool misalignedB =
       (s.n * s.inBytes) % 16 != 0 || (s.k * s.inBytes) % 16 != 0;
 
@@ -585,7 +597,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // elsewhere the cluster barriers and the lockstep of two blocks cost
   // 1-16% on small shapes and gained 0-4% on large ones (docs/wgmma.md,
   // "Clusters"): clusters are preferred only there.
-  bool slowRowsA = s.inBytes == 2 && (s.k * s.inBytes) % 32 == 16 &&
+  bool slowRowsA = s.aKMajor && s.inBytes == 2 &&
+                   (s.k * s.inBytes) % 32 == 16 &&
                    2.0 * s.m * s.n * s.k * s.batch >= kClusterMinFlops;
   bool halvesSlowA = wgmma && slowRowsA && !persistent && splits == 1 &&
                      p.get("group_m").value_or(1) == 1 && gx % 2 == 0;

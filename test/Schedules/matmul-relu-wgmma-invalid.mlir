@@ -54,9 +54,9 @@ func.func @f64_inputs(%A: tensor<256x256xf64>, %B: tensor<512x256xf64>,
 
 // -----
 
-// A stored [k, m] (transposed) has no wgmma form here; B may be [k, n] or
-// [n, k] (a Linear layer's weight).
-// CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the wgmma rewrite needs A[m,k] and B[k,n] or B[n,k] without batch dimensions; this contraction is A[k,m] B[n,k]
+// A stored [k, m] (transposed) is taken with B stored [k, n] only
+// (matmul-relu-wgmma-a-km.mlir); with B [n, k] it is refused.
+// CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: A stored [k, m] is taken with B stored [k, n] and no batch dimensions; this contraction is A[k,m] B[n,k]
 // CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 7]]:9: note: target op
 // CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule
 func.func @a_transposed(%A: tensor<256x256xf16>, %B: tensor<512x256xf16>,

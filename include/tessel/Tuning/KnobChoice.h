@@ -41,6 +41,9 @@ struct ProblemShape {
   /// its B tile as one TMA box of any width; stored [k, n], in whole boxes
   /// of 64 columns.
   bool bKMajor = false;
+  /// Whether A is stored `[m, k]` (the key's `layout=A[...,k,m]...` says
+  /// otherwise).
+  bool aKMajor = true;
 };
 
 /// Reads "matmul_relu 4096x4096x4096 f16->f16 acc=f32" (a tuning-database
