@@ -584,18 +584,27 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
                                   desc, coordinates(col, row, batch), stage,
                                   mask, Value());
   };
+  // An MN-major operand tile ([k, m] or [k, n], `extent` columns from
+  // `mn0`): whole 64-column boxes side by side, each tileK rows (the
+  // block's half of them with `half`).
+  auto loadBoxes = [&](Value desc, Value bytes, int64_t extent, Value mn0,
+                       ArrayRef<Value> batch, bool half) {
+    for (int64_t j = 0, boxes = llvm::divideCeil(extent, kBoxN); j < boxes;
+         ++j)
+      load(desc, addC(bytes, j * tileK() * kBoxN * inBytes),
+           half ? tileK() / 2 : tileK(), kBoxN, addC(mn0, j * kBoxN), k0,
+           batch, half);
+  };
   if (!readA && bm.aKMajor())
     loadOperand(sharesA, [&](bool half) {
       load(half ? halfDescA : descA, aBytes, half ? bm.m / 2 : bm.m, tileK(),
            k0, m0, batchA, half);
     });
-  // An MN-major A ([k, m]): box j holds consumer j's 64 rows of the tile
-  // (tileK x 64, 8 KB: where a K-major A's slice j starts), never
-  // multicast (the rewrite refuses clusters for it).
+  // An MN-major A: box j holds consumer j's 64 rows of the tile (8 KB,
+  // where a K-major A's slice j starts), never multicast (the rewrite
+  // refuses clusters for it).
   if (!readA && !bm.aKMajor())
-    for (int64_t j = 0, boxes = llvm::divideCeil(bm.m, kBoxN); j < boxes; ++j)
-      load(descA, addC(aBytes, j * tileK() * kBoxN * inBytes), tileK(), kBoxN,
-           addC(m0, j * kBoxN), k0, batchA, /*half=*/false);
+    loadBoxes(descA, aBytes, bm.m, m0, batchA, /*half=*/false);
   if (!readB && bm.bKMajor())
     loadOperand(sharesB, [&](bool half) {
       load(half ? halfDescB : descB, bBytes, half ? bm.n / 2 : bm.n, tileK(),
@@ -603,12 +612,7 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
     });
   if (!readB && !bm.bKMajor())
     loadOperand(sharesB, [&](bool half) {
-      for (int64_t j = 0, boxes = llvm::divideCeil(bm.n, kBoxN); j < boxes;
-           ++j)
-        load(half ? halfDescB : descB,
-             addC(bBytes, j * tileK() * kBoxN * inBytes),
-             half ? tileK() / 2 : tileK(), kBoxN, addC(n0, j * kBoxN), k0,
-             batchB, half);
+      loadBoxes(half ? halfDescB : descB, bBytes, bm.n, n0, batchB, half);
     });
 }
 
@@ -1008,20 +1012,21 @@ Value WgmmaEmitter::emitMma(Type accType, Value aRows, Value bBytes,
                                                      bytes >> 4));
   };
   Value dA = descriptor(aRows, {kWgmmaM, tileK()}, wgmmaDescA);
-  // A K-major slice of 16 starts 32 bytes into each 128-byte swizzled row;
-  // an MN-major one ([k, m]) 16 of its 128-byte rows further.
-  int64_t aSliceBytes = bm.aKMajor()
-                            ? kSliceK * (bm.inType.getIntOrFloatBitWidth() / 8)
-                            : kSliceK * wgmma::kRowBytes;
   // B's tile in the ring: [n, k] (K-major) or [k, n].
   SmallVector<int64_t> bTile = bm.bKMajor()
                                    ? SmallVector<int64_t>{bm.n, tileK()}
                                    : SmallVector<int64_t>{tileK(), bm.n};
   Value dB = descriptor(view(bBytes, sharedType(bTile, bm.inType)),
                         {tileK(), bm.n}, wgmmaDescB);
+  // Where slice s of 16 starts: 32 bytes further into each 128-byte
+  // swizzled row of a K-major tile, 16 of the 128-byte rows of an MN-major
+  // one ([k, m] or [k, n]).
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
-  int64_t bSliceBytes =
-      bm.bKMajor() ? kSliceK * inBytes : kSliceK * wgmma::kRowBytes;
+  auto sliceBytes = [&](bool kMajor) {
+    return kMajor ? kSliceK * inBytes : kSliceK * wgmma::kRowBytes;
+  };
+  int64_t aSliceBytes = sliceBytes(bm.aKMajor());
+  int64_t bSliceBytes = sliceBytes(bm.bKMajor());
   auto type = [&](NVVM::WGMMATypes t) {
     return NVVM::WGMMATypesAttr::get(ctx, t);
   };
