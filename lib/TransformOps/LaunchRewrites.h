@@ -66,7 +66,10 @@ mlir::LogicalResult resolvePartners(mlir::RewriterBase &rewriter,
 /// `size` times, and the body sees its former block index and grid size
 /// along `dim` divided by `size` (the blocks of a cluster share them; a
 /// block's rank in its cluster is the remainder); otherwise the grid and
-/// the body's block indices stay as they are.
+/// the body's block indices stay as they are. The old launch is erased:
+/// its body's arguments and its gpu.block_id / gpu.grid_dim reads along
+/// `dim` are replaced, so values held from before must be read again from
+/// the new body.
 mlir::gpu::LaunchOp launchInClusters(mlir::RewriterBase &rewriter,
                                      mlir::gpu::LaunchOp launch,
                                      mlir::gpu::Dimension dim, int64_t size,

@@ -2128,6 +2128,19 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     if (clusterDim && !persistent)
       bm.launch = launchInClusters(rewriter, bm.launch, *clusterDim, 2,
                                    /*shareIndex=*/false);
+    if (splits > 1 || (clusterDim && !persistent)) {
+      // The launch was rebuilt and its block indices replaced (split-K's
+      // by the cluster's): the tiles' offsets, a batch block's index among
+      // them, are read again from the new body. (Held over, they named
+      // erased values: a one-dimensional batch split along K loaded batch
+      // 1 in every block, measured on an H100.)
+      FailureOr<TiledOperand> newA = getTiledOperand(bm.a, bm.launch);
+      FailureOr<TiledOperand> newB = getTiledOperand(bm.b, bm.launch);
+      if (failed(newA) || failed(newB))
+        return emitDefiniteFailure() << "the clustered launch lost its tiles";
+      *a = std::move(*newA);
+      *bOperand = std::move(*newB);
+    }
 
     SmallVector<Value> workspaces = copyToAlignedRows(
         rewriter, bm.launch,

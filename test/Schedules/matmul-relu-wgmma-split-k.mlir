@@ -24,6 +24,16 @@
 // BATCH-NOT:    gpu.block_id  z
 // BATCH:        affine.delinearize_index %[[BZ]] into (2, 3)
 
+// One batch dimension: the batch block's index is z / 2 itself, and every
+// TMA load reads its batch element there (the offsets held over the
+// relaunch once named an erased value, and every block loaded batch 1).
+// RUN: tessel-opt %S/../Runtime/Inputs/batch_matmul_bias_relu_4x200x136x72_f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1,split_k=2" \
+// RUN:   | FileCheck %s --check-prefix=BATCH1
+// BATCH1:      blocks({{[^,]+}}, {{[^,]+}}, %[[Z:[a-z0-9_]+]]) in
+// BATCH1-NEXT:   %[[BZ:[a-z0-9_]+]] = arith.divui %[[Z]], %c2{{[_0-9]*}} : index
+// BATCH1-COUNT-2: nvgpu.tma.async.load %{{[0-9]+}}[%{{[0-9]+}}, %{{[0-9]+}}, %[[BZ]]]
+
 // What a split_k the kernel cannot serve is refused by the op, naming the
 // knob (a copy of the schedule offers more values than the shipped ones).
 // RUN: mkdir -p %t.any && sed 's/from options = \[1, 2, 4, 8\]/from options = [0, 1, 2, 3, 4, 8, 16]/' \
