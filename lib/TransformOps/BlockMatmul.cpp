@@ -128,13 +128,11 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
   Contraction &c = bm.contraction;
   if (!c.op.hasPureBufferSemantics())
     return fail("expected the contraction on memrefs (bufferize first)");
-  // wgmma reads a 16-bit A tile MN-major too (its transpose flag); the
-  // mma.sync rewrite's ldmatrix loads take A[m,k] only.
-  if (!c.batch.empty() || (c.lhsTransposed && what != "wgmma"))
-    return fail("the " + what + " rewrite needs A[m,k]" +
-                (what == "wgmma" ? " or A[k,m]" : "") +
-                " and B[k,n] or B[n,k] without batch dimensions; this "
-                "contraction is " +
+  // Batches are blocks by now (transform.tessel.tile_batch_to_blocks).
+  if (!c.batch.empty())
+    return fail("the " + what +
+                " rewrite needs a contraction without "
+                "batch dimensions (map them to blocks first); this one is " +
                 c.layoutName());
   bm.launch = target->getParentOfType<gpu::LaunchOp>();
   if (!bm.launch)

@@ -51,8 +51,7 @@ struct BlockMatmul {
   bool bKMajor() const { return contraction.rhsTransposed; }
   /// The dimension of B that runs along N.
   int64_t bDimN() const { return bKMajor() ? 0 : 1; }
-  /// Whether A is stored `[m, k]` (K-major) rather than `[k, m]` (only the
-  /// wgmma rewrite takes the latter).
+  /// Whether A is stored `[m, k]` (K-major) rather than `[k, m]`.
   bool aKMajor() const { return !contraction.lhsTransposed; }
   /// The dimension of A that runs along M.
   int64_t aDimM() const { return aKMajor() ? 0 : 1; }
@@ -60,9 +59,9 @@ struct BlockMatmul {
 };
 
 /// Finds the contraction's fill and epilogue and checks shapes and types:
-/// f16 or bf16 inputs (both the same), an f32 accumulator, A[m,k] (or,
-/// for wgmma, A[k,m]) and B[k,n] or B[n,k] with unit inner strides and no
-/// batch dimensions, block extents with constant bounds.
+/// f16 or bf16 inputs (both the same; wgmma also f32), an f32
+/// accumulator, A[m,k] or A[k,m] and B[k,n] or B[n,k] with unit inner
+/// strides and no batch dimensions, block extents with constant bounds.
 /// `what` names the instruction in diagnostics ("mma.sync", "wgmma").
 mlir::DiagnosedSilenceableFailure
 matchBlockMatmul(mlir::transform::TransformOpInterface transformOp,

@@ -55,10 +55,14 @@ static int64_t blockThreads(const BlockMatmul &bm, const MmaConfig &c) {
 /// of the staged output tile, in bytes.
 static int64_t sharedMemoryBytes(const BlockMatmul &bm, const MmaConfig &c) {
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
-  // A is staged [m, k]; B as stored: [k, n] or [n, k], rows padded.
-  int64_t bElems = bm.bKMajor() ? bm.n * (c.tileK + c.padding)
-                                : c.tileK * (bm.n + c.padding);
-  int64_t bytes = c.stages * (bm.m * (c.tileK + c.padding) + bElems) * inBytes;
+  // A and B are staged as stored ([m, k] or [k, m]; [k, n] or [n, k]),
+  // rows padded.
+  auto elems = [&](bool kMajor, int64_t mn) {
+    return kMajor ? mn * (c.tileK + c.padding) : c.tileK * (mn + c.padding);
+  };
+  int64_t bytes = c.stages *
+                  (elems(bm.aKMajor(), bm.m) + elems(bm.bKMajor(), bm.n)) *
+                  inBytes;
   if (c.stageOutput) {
     int64_t outBits = bm.outType.getIntOrFloatBitWidth();
     bytes += bm.m * (bm.n + 128 / outBits) * outBits / 8;
@@ -181,15 +185,26 @@ SmallVector<Value> MmaSyncEmitter::emitCompute(Value stage, ValueRange accs) {
   Value laneCol = mul(div(lane, 16), kCopyElems);
   SmallVector<Value> result(accs.begin(), accs.end());
   for (int64_t kk = 0; kk < c.tileK; kk += kMmaK) {
-    // A: one x4 ldmatrix per 16x16 fragment; lane l addresses row l % 16,
-    // columns 8 * (l / 16).
+    // A: one x4 ldmatrix per 16x16 fragment, its 8x8 matrices ordered
+    // (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15).
+    // Staged [m, k], they are read as stored: lane l addresses m row
+    // l % 16 at k 8 * (l / 16). Staged [k, m], they are read transposed:
+    // lane l addresses k row 8 * (l / 16) + l % 8 at m 8 * (l / 8 % 2).
     SmallVector<Value> a;
-    for (int64_t mi = 0; mi < fragsM; ++mi)
-      a.push_back(nvgpu::LdMatrixOp::create(
-          b, loc, fragA, sharedA,
-          ValueRange{stage, add(addC(warpRow, mi * kMmaM), laneRow),
-                     addC(laneCol, kk)},
-          /*transpose=*/false, /*numTiles=*/4));
+    for (int64_t mi = 0; mi < fragsM; ++mi) {
+      Value m0 = addC(warpRow, mi * kMmaM);
+      a.push_back(
+          bm.aKMajor()
+              ? nvgpu::LdMatrixOp::create(
+                    b, loc, fragA, sharedA,
+                    ValueRange{stage, add(m0, laneRow), addC(laneCol, kk)},
+                    /*transpose=*/false, /*numTiles=*/4)
+              : nvgpu::LdMatrixOp::create(
+                    b, loc, fragA, sharedA,
+                    ValueRange{stage, addC(add(laneCol, rem(lane, 8)), kk),
+                               add(m0, mul(rem(div(lane, 8), 2), kCopyElems))},
+                    /*transpose=*/true, /*numTiles=*/4));
+    }
     // B: one x4 ldmatrix yields the fragments of two adjacent 8-column
     // tiles, its 8x8 matrices ordered (n 0-7, k 0-7), (n 0-7, k 8-15),
     // (n 8-15, k 0-7), (n 8-15, k 8-15). Staged [k, n], they are read
@@ -289,14 +304,17 @@ scf::ForOp MmaSyncEmitter::emit() {
   warpRow = mul(div(warp, warpsN), c.warpM);
   warpCol = mul(rem(warp, warpsN), c.warpN);
 
-  sharedA = memref::AllocOp::create(
-      b, loc, sharedType({c.stages, bm.m, c.tileK + c.padding}, bm.inType));
-  sharedB = memref::AllocOp::create(
-      b, loc,
-      sharedType(bm.bKMajor()
-                     ? ArrayRef<int64_t>{c.stages, bm.n, c.tileK + c.padding}
-                     : ArrayRef<int64_t>{c.stages, c.tileK, bm.n + c.padding},
-                 bm.inType));
+  // Each operand staged as stored, K-major ([m, k], [n, k]) or not.
+  auto staged = [&](bool kMajor, int64_t mn) {
+    return memref::AllocOp::create(
+        b, loc,
+        sharedType(kMajor
+                       ? ArrayRef<int64_t>{c.stages, mn, c.tileK + c.padding}
+                       : ArrayRef<int64_t>{c.stages, c.tileK, mn + c.padding},
+                   bm.inType));
+  };
+  sharedA = staged(bm.aKMajor(), bm.m);
+  sharedB = staged(bm.bKMajor(), bm.n);
 
   auto accType = VectorType::get({2, 2}, b.getF32Type());
   Value init = vector::BroadcastOp::create(b, loc, accType,
@@ -316,14 +334,17 @@ scf::ForOp MmaSyncEmitter::emit() {
         gpu::BarrierOp::create(b, loc);
         Value zero = cst(0);
         Value kLeft = bm.k % c.tileK == 0 ? cst(c.tileK) : sub(cst(bm.k), kb);
-        emitTileCopy(bm.a, zero, kb, dim(bm.a, 0), kLeft, sharedA, copyStage,
-                     bm.m, c.tileK);
-        if (bm.bKMajor())
-          emitTileCopy(bm.b, zero, kb, dim(bm.b, 0), kLeft, sharedB, copyStage,
-                       bm.n, c.tileK);
-        else
-          emitTileCopy(bm.b, kb, zero, kLeft, dim(bm.b, 1), sharedB, copyStage,
-                       c.tileK, bm.n);
+        // A K-major tile's rows run along M or N, another's along K.
+        auto copy = [&](Value src, bool kMajor, int64_t mn, Value shared) {
+          if (kMajor)
+            emitTileCopy(src, zero, kb, dim(src, 0), kLeft, shared, copyStage,
+                         mn, c.tileK);
+          else
+            emitTileCopy(src, kb, zero, kLeft, dim(src, 1), shared, copyStage,
+                         c.tileK, mn);
+        };
+        copy(bm.a, bm.aKMajor(), bm.m, sharedA);
+        copy(bm.b, bm.bKMajor(), bm.n, sharedB);
         gpu::BarrierOp::create(b, loc);
         Value computeStage = rem(div(kb, c.tileK), c.stages);
         scf::YieldOp::create(b, loc, emitCompute(computeStage, accs));
@@ -381,7 +402,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsMmaSyncOp::apply(
     // When one block covers a whole dimension that is not a multiple of
     // the warp tile, the block computes whole warp tiles; the rest is
     // zero-filled and not stored.
-    if (wholeDimension(bm.a, 0))
+    if (wholeDimension(bm.a, bm.aDimM()))
       bm.m = llvm::alignTo(bm.m, config.warpM);
     if (wholeDimension(bm.b, bm.bDimN()))
       bm.n = llvm::alignTo(bm.n, config.warpN);

@@ -1994,29 +1994,22 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     int64_t fullN = matrixDim(*bOperand, bm.bDimN());
     int64_t fullK = matrixDim(*a, 1 - bm.aDimM());
     // An A stored [k, m] is read MN-major by TMA: 64-column boxes along M,
-    // as a B stored [k, n] (docs/wgmma.md, "Operand layouts"). TF32 wgmma
-    // reads K-major tiles only, and the paths that copy or read misaligned
-    // rows and that multicast halves of A's tile take A[m,k] only.
-    if (!bm.aKMajor()) {
-      if (bm.inType.isF32())
-        return fail("A stored [k, m] with f32 inputs: TF32 wgmma reads A "
-                    "[m, k] only (store A [m, k])");
-      if (!hasAlignedRows(cast<MemRefType>(a->source.getType()), 16))
-        return fail("A stored [k, m] needs rows on 16-byte boundaries (M = " +
-                    Twine(fullM) + " " +
-                    Twine(bm.inType.getIntOrFloatBitWidth()) +
-                    "-bit elements) for TMA; store A [m, k]");
-      if (cluster != 1)
-        return fail("cluster = 2 with A stored [k, m]: multicast halves of "
-                    "A's tile are built for A [m, k] (use cluster = 1)");
-      // Checked on a GPU with B stored [k, n] and no batch dimensions so
-      // far (docs/wgmma.md, "Operand layouts").
-      if (bm.bKMajor() || a->batchRank() > 0)
-        return fail("A stored [k, m] is taken with B stored [k, n] and no "
-                    "batch dimensions; this contraction is " +
-                    bm.contraction.layoutName() +
-                    (a->batchRank() > 0 ? " (batched)" : ""));
-    }
+    // as a B stored [k, n] (docs/wgmma.md, "Operand layouts"). Where TMA
+    // cannot read it so (TF32 wgmma reads K-major tiles only; rows off
+    // 16-byte boundaries) it is copied transposed, as an f32 B [k, n] is.
+    // Multicast halves of A's tile are built for A [m, k].
+    bool transposeA =
+        !bm.aKMajor() &&
+        (bm.inType.isF32() ||
+         !hasAlignedRows(cast<MemRefType>(a->source.getType()), 16));
+    if (!bm.aKMajor() && !transposeA && cluster != 1)
+      return fail("cluster = 2 with A stored [k, m]: multicast halves of "
+                  "A's tile are built for A [m, k] (use cluster = 1)");
+    if (transposeA && !canCopyTransposed(cast<MemRefType>(a->source.getType())))
+      return fail("A, stored [k, m] with " +
+                  Twine(bm.inType.isF32() ? "f32 inputs"
+                                          : "rows off 16-byte boundaries") +
+                  ", is too large to copy transposed");
     // Several producer warpgroups take K steps in turn when the threads
     // read operands: as many as the registers allow (up to kMaxProducers,
     // one per stage and K step). Each waits for a stage's loads before its
@@ -2035,7 +2028,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     for (auto [i, operand] :
          llvm::enumerate(std::array<TiledOperand *, 2>{&*a, &*bOperand})) {
       auto type = cast<MemRefType>(operand->source.getType());
-      misaligned[i] = !hasAlignedRows(type, 16);
+      // A transposed copy has 128-byte rows.
+      misaligned[i] = !hasAlignedRows(type, 16) && !(i == 0 && transposeA);
       // The producer's aligned loads need the buffer's start and a static
       // offset from it, and read matrices, not batches of them.
       // The producers read 16-bit values (f32 rows are copied).
@@ -2100,7 +2094,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       auto type = cast<MemRefType>(operand->source.getType());
       if (mayRead[i] && readInKernel)
         read[i] = true;
-      else if (i == 1 && transposeB)
+      else if ((i == 0 && transposeA) || (i == 1 && transposeB))
         continue; // The transposed copy has 128-byte rows.
       else if (misaligned[i] ||
                (!hasAlignedRows(type, 32) && i == 1 &&
@@ -2153,20 +2147,26 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
           type.getShape(), SmallVector<int64_t>(type.getRank(), 1));
     }
 
-    if (transposeB) {
-      // The kernel reads B [n, k] from the copy: its tile offsets swap, and
-      // the block matmul is K-major from here on.
-      auto type = cast<MemRefType>(bOperand->source.getType());
+    // The kernel reads A [m, k] or B [n, k] from a transposed copy: the
+    // operand's tile offsets swap, and it is K-major from here on.
+    auto readTransposed = [&](TiledOperand &operand) {
+      auto type = cast<MemRefType>(operand.source.getType());
       int64_t rank = type.getRank();
-      Value ws = copyTransposed(rewriter, bm.launch, bOperand->source);
+      Value ws = copyTransposed(rewriter, bm.launch, operand.source);
       SmallVector<int64_t> shape(type.getShape());
       std::swap(shape[rank - 2], shape[rank - 1]);
       rewriter.setInsertionPoint(bm.launch);
-      bOperand->source = memref::SubViewOp::create(
+      operand.source = memref::SubViewOp::create(
           rewriter, bm.loc(), ws, SmallVector<int64_t>(rank, 0), shape,
           SmallVector<int64_t>(rank, 1));
-      std::swap(bOperand->offsetTerms[rank - 2],
-                bOperand->offsetTerms[rank - 1]);
+      std::swap(operand.offsetTerms[rank - 2], operand.offsetTerms[rank - 1]);
+    };
+    if (transposeA) {
+      readTransposed(*a);
+      bm.contraction.lhsTransposed = false;
+    }
+    if (transposeB) {
+      readTransposed(*bOperand);
       bm.contraction.rhsTransposed = true;
     }
 

@@ -285,8 +285,12 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
                                   "not split into 16-byte copies evenly "
                                   "among {3} threads",
                                   bm, tk, bn, threads));
+    // Each operand is staged as stored, its rows padded.
     int64_t pad = p.get("padding").value_or(8);
-    smem = stages * (bm * (tk + pad) + tk * (bn + pad)) * s.inBytes;
+    auto staged = [&](bool kMajor, int64_t mn) {
+      return kMajor ? mn * (tk + pad) : tk * (mn + pad);
+    };
+    smem = stages * (staged(s.aKMajor, bm) + staged(s.bKMajor, bn)) * s.inBytes;
     if (p.get("stage_output").value_or(0))
       smem += bm * (bn + 8) * 2;
     // Fewer K steps than stages cannot be pipelined, except one step,
@@ -335,15 +339,11 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     if (persistent && s.wgmmaParts > 1)
       return refuse("persistent=1: 3xTF32 (f32 at FP32 accuracy) is not "
                     "persistent");
-    // An A stored [k, m] is loaded in 64-column boxes along M, 16-bit
-    // only and not multicast (RewriteBlockMatmulAsWgmma.cpp).
-    if (!s.aKMajor && s.inBytes == 4)
-      return refuse("A stored [k, m] with f32 inputs: TF32 wgmma reads A "
-                    "[m, k] only");
-    if (!s.aKMajor && (s.m * s.inBytes) % 16 != 0)
-      return refuse("A stored [k, m] needs rows (M) on 16-byte boundaries "
-                    "for TMA");
-    if (!s.aKMajor && cluster > 1)
+    // An A stored [k, m] that TMA reads (16-bit, rows on 16-byte
+    // boundaries; others are copied transposed) is loaded in 64-column
+    // boxes along M, not multicast (RewriteBlockMatmulAsWgmma.cpp).
+    if (!s.aKMajor && s.inBytes == 2 && (s.m * s.inBytes) % 16 == 0 &&
+        cluster > 1)
       return refuse("cluster=2 with A stored [k, m]: A's tile is not "
                     "multicast in that layout");
     if (cluster > 1) {

@@ -1,10 +1,12 @@
 // An A stored [k, m] (MN-major) on the wgmma schedule: TMA loads A's tile
 // in 64-column boxes along M (one per consumer warpgroup), and wgmma reads
 // it with its transpose flag (imm-trans-a = 1; B [k, n] sets imm-trans-b).
-// TF32, rows that TMA cannot read (M * 2 bytes not a multiple of 16) and
-// clusters are refused with their reason; mma.sync refuses A [k, m]; a
-// list of schedules falls back to SIMT for the misaligned rows.
-// (Checked on an H100: run-a-km-gpu.test; docs/wgmma.md.)
+// Where TMA cannot read A so (f32 for TF32 wgmma, M * 2 bytes not a
+// multiple of 16) a kernel copies it transposed first and wgmma reads it
+// K-major; clusters over an A read in place are refused with their reason.
+// mma.sync stages A's tile [k, m] and reads it with ldmatrix.trans.
+// (Checked on an H100: run-a-km-gpu.test, knob-sweep-a-km-gpu.test;
+// docs/wgmma.md.)
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: tessel-opt %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir \
@@ -42,25 +44,45 @@
 
 // RUN: sed -e 's/136x200xf16/136x201xf16/g' -e 's/200x304xf/201x304xf/g' \
 // RUN:   %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir > %t/misaligned.mlir
-// RUN: not tessel-opt %t/misaligned.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=MISALIGNED
-// MISALIGNED: error: A stored [k, m] needs rows on 16-byte boundaries (M = 201 16-bit elements) for TMA; store A [m, k]
 // RUN: tessel-opt %t/misaligned.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir,%schedules/matmul_relu_mma.mlir,%schedules/matmul_relu_simt.mlir" \
-// RUN:   | FileCheck %s --check-prefix=FALLBACK
-// FALLBACK: path = "{{.*}}matmul_relu_simt.mlir"
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=8,split_k=1,persistent=0,cluster=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/misaligned -o /dev/null
+// RUN: FileCheck %s --check-prefix=MISALIGNED --input-file=%t/misaligned/matmul_relu.launch.json
+// RUN: FileCheck %s --check-prefix=KMAJOR --input-file=%t/misaligned/matmul_relu_kernel_0.ptx
+// A's transposed copy, [201, 136], is the first launch's workspace and the
+// wgmma kernel's first tensor map: K-major boxes of 64 rows.
+// MISALIGNED:      "kind": "buffer",
+// MISALIGNED-NEXT: "workspace": 0
+// MISALIGNED:      "box": [
+// MISALIGNED-NEXT:   64,
+// MISALIGNED-NEXT:   64
+// MISALIGNED:      "shape": [
+// MISALIGNED-NEXT:   201,
+// MISALIGNED-NEXT:   136
+// MISALIGNED:      "workspace": 0
+// KMAJOR-NOT: wgmma.mma_async{{.*}}, p, 1,  1, 1,
+// KMAJOR: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1,  1, 0,  1;
+// KMAJOR-NOT: wgmma.mma_async{{.*}}, p, 1,  1, 1,
 
+// f32 (3xTF32): A and B both copied transposed (three kernels).
 // RUN: sed -e 's/xf16>/xf32>/g' -e 's/%out: f16/%out: f32/' \
 // RUN:   -e 's/= arith.truncf %r : f32 to f16/= arith.addf %r, %zero : f32/' \
 // RUN:   -e 's/yield \(.*\) : f16/yield \1 : f32/' \
 // RUN:   %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir > %t/f32.mlir
-// RUN: not tessel-opt %t/f32.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64" 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=F32
-// F32: error: A stored [k, m] with f32 inputs: TF32 wgmma reads A [m, k] only (store A [m, k])
+// RUN: tessel-opt %t/f32.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/f32 -o /dev/null
+// RUN: ls %t/f32 | FileCheck %s --check-prefix=F32
+// F32: matmul_relu_kernel.ptx
+// F32-NEXT: matmul_relu_kernel_0.ptx
+// F32-NEXT: matmul_relu_kernel_1.ptx
 
-// RUN: not tessel-opt %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir" 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=MMA
-// MMA: error: the mma.sync rewrite needs A[m,k] and B[k,n] or B[n,k] without batch dimensions; this contraction is A[k,m] B[k,n]
+// mma.sync: A's 8x8 matrices read transposed, as B [k, n]'s are.
+// RUN: tessel-opt %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_mma.mlir knobs=tile_m=64,tile_n=64,tile_k=32,warp_m=32,warp_n=32" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90" --tessel-export-kernels=dir=%t/mma -o /dev/null
+// RUN: FileCheck %s --check-prefix=MMA --input-file=%t/mma/matmul_relu_kernel.ptx
+// MMA-NOT: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// MMA: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// MMA: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// MMA-NOT: ldmatrix.sync.aligned.m8n8.x4.shared.b16

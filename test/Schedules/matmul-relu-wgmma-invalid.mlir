@@ -54,35 +54,6 @@ func.func @f64_inputs(%A: tensor<256x256xf64>, %B: tensor<512x256xf64>,
 
 // -----
 
-// A stored [k, m] (transposed) is taken with B stored [k, n] only
-// (matmul-relu-wgmma-a-km.mlir); with B [n, k] it is refused.
-// CHECK:      matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: A stored [k, m] is taken with B stored [k, n] and no batch dimensions; this contraction is A[k,m] B[n,k]
-// CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 7]]:9: note: target op
-// CHECK:      matmul-relu-wgmma-invalid.mlir:[[# @LINE + 1]]:1: error: schedule
-func.func @a_transposed(%A: tensor<256x256xf16>, %B: tensor<512x256xf16>,
-    %C: tensor<256x512xf16>) -> tensor<256x512xf16> {
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<256x512xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<256x512xf32>) -> tensor<256x512xf32>
-  %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>,
-                                       affine_map<(m, n, k) -> (n, k)>,
-                                       affine_map<(m, n, k) -> (m, n)>]
-      ins(%A, %B : tensor<256x256xf16>, tensor<512x256xf16>)
-      outs(%acc : tensor<256x512xf32>) -> tensor<256x512xf32>
-  %relu = linalg.generic {
-      indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
-      iterator_types = ["parallel", "parallel"]}
-      ins(%mm : tensor<256x512xf32>) outs(%C : tensor<256x512xf16>) {
-  ^bb0(%x: f32, %out: f16):
-    %r = arith.maximumf %x, %zero : f32
-    %t = arith.truncf %r : f32 to f16
-    linalg.yield %t : f16
-  } -> tensor<256x512xf16>
-  return %relu : tensor<256x512xf16>
-}
-
-// -----
-
 // Valid with the default knobs; with 256x256 tiles and 6 stages (second RUN)
 // the ring needs 6 x 64 KiB + 1024 bytes, more than the 227 KiB a block may
 // use.
