@@ -20,8 +20,8 @@ import tempfile
 
 from . import install
 from .errors import TesselError
-from .workload import (SCHEDULE_FOR_CHIP_AND_DTYPE, SCHEDULE_FOR_DTYPE,
-                       linear_ir, linear_name, matmul_relu_ir,
+from .workload import (ELEMENT_BYTES, SCHEDULE_FOR_CHIP_AND_DTYPE,
+                       SCHEDULE_FOR_DTYPE, linear_ir, linear_name, matmul_relu_ir,
                        matmul_relu_key, rows_aligned)
 
 
@@ -74,7 +74,8 @@ SIMT_F32_TINY_MAX_K = 64
 SIMT_F32_TINY_MAX_MACS = 2**21
 
 
-def default_schedules(dtype, chip="sm_90", shape=None, b_stored="kn"):
+def default_schedules(dtype, chip="sm_90", shape=None, b_stored="kn",
+                      a_stored="mk"):
     """The schedule libraries for `dtype` on a `chip` GPU, in the order
     tessel-opt tries them: wgmma + TMA, then mma.sync, then SIMT for
     f16/bf16 on Hopper (sm_90); mma.sync, then SIMT elsewhere (SIMT alone
@@ -85,32 +86,37 @@ def default_schedules(dtype, chip="sm_90", shape=None, b_stored="kn"):
     SIMT_MISALIGNED_MAX_K, and for an f32 shape whose K is at most
     SIMT_F32_MAX_K (with B stored "nk", a Linear layer's weight, only up to
     SIMT_F32_NK_MAX_MACS multiply-adds; with B stored "kn", matmul_relu's
-    B, also a tiny one of K up to SIMT_F32_TINY_MAX_K). Schedules whose
+    B, also a tiny one of K up to SIMT_F32_TINY_MAX_K; an A stored "km"
+    has rows of M elements). Schedules whose
     kernels do not run on `chip` (their tessel.target_chip or
     tessel.min_chip) are left out."""
     names = [SCHEDULE_FOR_CHIP_AND_DTYPE.get((chip.rstrip("a"), dtype)),
              SCHEDULE_FOR_DTYPE[dtype], SCHEDULE_FOR_DTYPE["f32"]]
-    if shape and _simt_first(dtype, shape, b_stored):
+    if shape and _simt_first(dtype, shape, b_stored, a_stored):
         names.insert(0, SCHEDULE_FOR_DTYPE["f32"])
     paths = [install.schedules_dir() / n for n in dict.fromkeys(names) if n]
     return [p for p in paths if not p.is_file() or runs_on(p, chip)]
 
 
-def _simt_first(dtype, shape, b_stored):
+def _simt_first(dtype, shape, b_stored, a_stored="mk"):
     """Whether SIMT serves `shape` best before the tensor-core schedules
     (default_schedules)."""
     m, n, k = shape
     if dtype in ("f16", "bf16"):
-        return k <= SIMT_MISALIGNED_MAX_K and not rows_aligned(n, k, dtype)
+        aligned = rows_aligned(n, k, dtype) and (
+            a_stored == "mk" or m * ELEMENT_BYTES[dtype] % 16 == 0)
+        return k <= SIMT_MISALIGNED_MAX_K and not aligned
     if b_stored == "kn":
         return k <= SIMT_F32_MAX_K or (k <= SIMT_F32_TINY_MAX_K and
                                        m * n * k <= SIMT_F32_TINY_MAX_MACS)
     return k <= SIMT_F32_MAX_K and m * n * k <= SIMT_F32_NK_MAX_MACS
 
 
-def default_schedule(dtype, chip="sm_90", shape=None, b_stored="kn"):
-    """The first of default_schedules(dtype, chip, shape, b_stored)."""
-    return default_schedules(dtype, chip, shape, b_stored)[0]
+def default_schedule(dtype, chip="sm_90", shape=None, b_stored="kn",
+                     a_stored="mk"):
+    """The first of default_schedules(dtype, chip, shape, b_stored,
+    a_stored)."""
+    return default_schedules(dtype, chip, shape, b_stored, a_stored)[0]
 
 
 _TARGET_CHIP = re.compile(r'tessel\.target_chip\s*=\s*"(sm_\w+)"')
@@ -135,13 +141,15 @@ def runs_on(schedule, chip):
     return not least or _sm(chip) >= _sm(least.group(1))
 
 
-def _schedules_and_target(schedule, dtype, chip, shape=None, b_stored="kn"):
+def _schedules_and_target(schedule, dtype, chip, shape=None, b_stored="kn",
+                          a_stored="mk"):
     """The schedule libraries to try (`schedule`, or the defaults for
     `dtype` and `shape` on a `chip` GPU) and the chip to compile them for:
     the most specific target any of them declares (sm_90a code needs an
     sm_90 GPU; what the others produce runs there too)."""
     schedules = ([pathlib.Path(schedule)] if schedule
-                 else default_schedules(dtype, chip, shape, b_stored))
+                 else default_schedules(dtype, chip, shape, b_stored,
+                                        a_stored))
     for s in schedules:
         if not s.is_file():
             where = ("given as schedule=" if schedule else
@@ -261,9 +269,11 @@ def _finish(directory, workload, chip, source=None, log="",
 
 def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
                         device=None, databases=None, chip="sm_90",
-                        sm_count=None, defaults="rule"):
+                        sm_count=None, defaults="rule", a="mk", b="kn"):
     """Compiles C = relu(A x B) for one shape and dtype; returns its
-    CompiledKernel.
+    CompiledKernel. A is stored `a` ("mk", row-major, or "km", its
+    transpose), B `b` ("kn", row-major, or "nk", its transpose): all four
+    layouts run on every schedule.
 
     Schedule: `schedule`, or default_schedules(dtype, chip, (m, n, k)),
     which tessel-opt tries in order (wgmma, then mma.sync, for 16-bit inputs
@@ -279,11 +289,11 @@ def compile_matmul_relu(m, n, k, dtype="f16", *, schedule=None, knobs=None,
     which. Compile errors raise TesselError with tessel-opt's located
     diagnostics.
     """
-    return _compile(matmul_relu_ir(m, n, k, dtype), "matmul_relu",
-                    matmul_relu_key(m, n, k, dtype), (m, n, k), dtype,
-                    schedule=schedule, knobs=knobs, device=device,
+    return _compile(matmul_relu_ir(m, n, k, dtype, a=a, b=b), "matmul_relu",
+                    matmul_relu_key(m, n, k, dtype, a=a, b=b), (m, n, k),
+                    dtype, schedule=schedule, knobs=knobs, device=device,
                     databases=databases, chip=chip, sm_count=sm_count,
-                    defaults=defaults)
+                    defaults=defaults, b_stored=b, a_stored=a)
 
 
 def compile_linear(m, n, k, dtype="f16", *, bias=True, activation=None,
@@ -311,11 +321,12 @@ def compile_linear(m, n, k, dtype="f16", *, bias=True, activation=None,
 
 
 def _compile(ir, function, workload, shape, dtype, *, schedule, knobs,
-             device, databases, chip, sm_count, defaults, b_stored="kn"):
+             device, databases, chip, sm_count, defaults, b_stored="kn",
+             a_stored="mk"):
     """Compiles the payload `ir` (one function, `function`) into the cache;
     `workload` names it in messages."""
     schedules, chip = _schedules_and_target(schedule, dtype, chip, shape,
-                                            b_stored)
+                                            b_stored, a_stored)
     knob_text = _knob_text(knobs) if knobs else ""
     if defaults not in ("rule", "nearest", "schedule"):
         raise ValueError(f"defaults must be rule, nearest or schedule, "

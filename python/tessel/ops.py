@@ -81,6 +81,19 @@ def _check_contiguous(name, t):
                          f"{t.stride()}; pass {name}.contiguous()")
 
 
+def _layout(name, t, plain, transposed):
+    """How the matrix `t` is stored: `plain` when row-major (contiguous),
+    `transposed` when its transpose is (a view such as w.t() or
+    x.transpose(0, 1) of a contiguous tensor); ValueError otherwise."""
+    if t.is_contiguous():
+        return plain
+    if t.t().is_contiguous():
+        return transposed
+    raise ValueError(f"{name} must be contiguous or the transpose of a "
+                     f"contiguous matrix, got shape {tuple(t.shape)} and "
+                     f"strides {t.stride()}; pass {name}.contiguous()")
+
+
 def _check_cuda(name, t):
     if not t.is_cuda:
         raise ValueError(f"{name} is on {t.device}; Tessel's kernels run on "
@@ -177,29 +190,31 @@ def _cached_kernel(problem, compile_fn, device_ordinal, knobs, schedule,
 
 
 def get_kernel(m, n, k, dtype, device_ordinal=0, *, knobs=None,
-               schedule=None, databases=None):
+               schedule=None, databases=None, a="mk", b="kn"):
     """The Kernel for relu(A x B) with A m x k, B k x n in `dtype` ("f16",
-    "bf16", "f32") on GPU `device_ordinal`, compiled and loaded on first
-    use: for any shape, with the knobs tuned for that GPU where a record
-    exists, else the rule's (see compile_matmul_relu)."""
+    "bf16", "f32"), A stored `a` ("mk" or "km") and B `b` ("kn" or "nk"),
+    on GPU `device_ordinal`, compiled and loaded on first use: for any
+    shape, with the knobs tuned for that GPU where a record exists, else
+    the rule's (see compile_matmul_relu)."""
     return _cached_kernel(
-        ("matmul_relu", m, n, k, dtype),
-        lambda **o: compile_matmul_relu(m, n, k, dtype, **o),
+        ("matmul_relu", m, n, k, dtype, a, b),
+        lambda **o: compile_matmul_relu(m, n, k, dtype, a=a, b=b, **o),
         device_ordinal, knobs, schedule, databases)
 
 
 def get_linear_kernel(m, n, k, dtype, device_ordinal=0, *, bias=True,
                       activation=None, knobs=None, schedule=None,
-                      databases=None, allow_tf32=False):
+                      databases=None, allow_tf32=False, weight="nk"):
     """The Kernel for a Linear layer (see compile_linear: x m x k, the
-    weight stored n x k, an optional bias, an activation, f32 inputs
-    multiplied as TF32 if `allow_tf32`) on GPU `device_ordinal`, compiled
-    and loaded on first use."""
+    weight stored `weight`, "nk" (n x k) or "kn", an optional bias, an
+    activation, f32 inputs multiplied as TF32 if `allow_tf32`) on GPU
+    `device_ordinal`, compiled and loaded on first use."""
     allow_tf32 = bool(allow_tf32) and dtype == "f32"
     return _cached_kernel(
-        ("linear", m, n, k, dtype, bool(bias), activation, allow_tf32),
+        ("linear", m, n, k, dtype, bool(bias), activation, allow_tf32,
+         weight),
         lambda **o: compile_linear(m, n, k, dtype, bias=bias,
-                                   activation=activation, weight="nk",
+                                   activation=activation, weight=weight,
                                    allow_tf32=allow_tf32, **o),
         device_ordinal, knobs, schedule, databases)
 
@@ -278,7 +293,9 @@ def matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
                 databases=None):
     """relu(a @ b) for 2-D CUDA tensors a (m x k) and b (k x n) of the same
     dtype (float16, bfloat16 or float32; f32 accumulation), computed by
-    Tessel's kernel for that shape on a's GPU, on the current stream.
+    Tessel's kernel for that shape on a's GPU, on the current stream. Each
+    of a and b is contiguous or the transpose of a contiguous matrix (such
+    as x.t()); the kernel reads it as stored.
 
     out: an m x n contiguous tensor of the same dtype and device to write
     (default: a new one). knobs/schedule/databases: see compile_matmul_relu.
@@ -309,8 +326,8 @@ def _matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
                  databases=None):
     torch = _torch()
     m, n, k = _check_operands(a, b, torch)
-    _check_contiguous("a", a)
-    _check_contiguous("b", b)
+    a_stored = _layout("a", a, "mk", "km")
+    b_stored = _layout("b", b, "kn", "nk")
     if out is not None:
         _check_tensor("out", out, torch)
         if out.dtype != a.dtype or tuple(out.shape) != (m, n):
@@ -322,7 +339,8 @@ def _matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
     if out is None:
         out = torch.empty((m, n), dtype=a.dtype, device=a.device)
     kernel = get_kernel(m, n, k, _DTYPES[str(a.dtype)], a.device.index or 0,
-                        knobs=knobs, schedule=schedule, databases=databases)
+                        knobs=knobs, schedule=schedule, databases=databases,
+                        a=a_stored, b=b_stored)
     # The checks above cover Kernel.__call__'s: the kernel was chosen by
     # a's shape, dtype and device.
     kernel._launch(torch, (a, b, out))
@@ -377,8 +395,9 @@ def linear(x, weight, bias=None, activation=None, *, knobs=None,
     tensors of one dtype (float16, bfloat16 or float32; f32 accumulation).
     activation: None, "relu", "gelu" (erf), "gelu_tanh" (PyTorch's
     approximate="tanh") or "silu". Returns a new (..., out_features)
-    tensor. x and weight must be contiguous; an x with no rows gives an
-    empty result. float32 on Hopper runs on tensor cores with FP32-level
+    tensor. x must be contiguous; weight contiguous or the transpose of
+    a contiguous (in_features, out_features) matrix. An x with no rows
+    gives an empty result. float32 on Hopper runs on tensor cores with FP32-level
     accuracy (3xTF32), or as TF32 when torch.backends.cuda.matmul.allow_tf32
     is set (docs/f32.md).
 
@@ -409,7 +428,7 @@ def _linear(x, weight, bias, activation, *, knobs=None, schedule=None,
     torch = _torch()
     m, n, k = _check_linear(x, weight, bias, activation, torch)
     _check_contiguous("x", x)
-    _check_contiguous("weight", weight)
+    w_stored = _layout("weight", weight, "nk", "kn")
     if bias is not None:
         _check_contiguous("bias", bias)
     _check_devices((("x", x), ("weight", weight), ("bias", bias)))
@@ -422,7 +441,7 @@ def _linear(x, weight, bias, activation, *, knobs=None, schedule=None,
         m, n, k, _DTYPES[str(x.dtype)], x.device.index or 0,
         bias=bias is not None, activation=activation, knobs=knobs,
         schedule=schedule, databases=databases,
-        allow_tf32=torch.backends.cuda.matmul.allow_tf32)
+        allow_tf32=torch.backends.cuda.matmul.allow_tf32, weight=w_stored)
     args = (x, weight) + ((bias,) if bias is not None else ()) + (out,)
     kernel._launch(torch, args)
     return out

@@ -63,6 +63,36 @@ def test_random_normal_within_dtype_tolerance(m, n, k, dtype):
     assert err < {"f16": 1e-3, "bf16": 8e-3, "f32": 1e-5}[dtype]
 
 
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("m,n,k", [(512, 384, 256), (200, 304, 136),
+                                   (77, 100, 131), (1000, 1000, 1000)])
+@pytest.mark.parametrize("a_t,b_t", [(True, False), (False, True),
+                                     (True, True)])
+def test_transposed_views_are_read_as_stored(m, n, k, dtype, a_t, b_t):
+    # a = x.t() of a contiguous k x m x (A stored [k, m]) and b = w.t() of
+    # a contiguous n x k w (B [n, k]): each layout's kernel on every
+    # schedule it picks (wgmma, mma.sync, SIMT; misaligned rows at
+    # 77x100x131), exact on small integers.
+    g = torch.Generator(device="cuda").manual_seed(m + n + k)
+    ints = lambda *s: torch.randint(-3, 4, s, device="cuda",
+                                    generator=g).to(DTYPES[dtype])
+    a = ints(k, m).t() if a_t else ints(m, k)
+    b = ints(n, k).t() if b_t else ints(k, n)
+    c = tessel.matmul_relu(a, b)
+    torch.testing.assert_close(c, torch.relu(a @ b), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("schedule", ["matmul_relu_mma.mlir",
+                                      "matmul_relu_simt.mlir"])
+def test_transposed_a_on_each_schedule(schedule):
+    g = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randint(-3, 4, (136, 200), device="cuda",
+                      generator=g).half().t()
+    b = torch.randint(-3, 4, (136, 304), device="cuda", generator=g).half()
+    c = tessel.matmul_relu(a, b, schedule=ROOT / "schedules" / schedule)
+    torch.testing.assert_close(c, torch.relu(a @ b), rtol=0, atol=0)
+
+
 def test_out_and_current_stream():
     a = torch.randn(1024, 1024, device="cuda", dtype=torch.float16)
     b = torch.randn(1024, 1024, device="cuda", dtype=torch.float16)
@@ -212,6 +242,22 @@ def test_linear_matches_pytorch(dtype, x_shape, out_features, activation,
     want = _ACT[activation](torch.nn.functional.linear(
         x.double(), layer.weight.double(),
         layer.bias.double() if bias else None))
+    err = ((got.double() - want).norm() / want.norm()).item()
+    assert err < (1e-2 if dtype != "f32" else 1e-5), err
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f32"])
+def test_linear_weight_viewed_transposed(dtype):
+    # A weight kept (in_features, out_features) and passed as w.t(): the
+    # kernel reads B [k, n] as stored.
+    dt = DTYPES[dtype]
+    torch.manual_seed(1)
+    x = torch.randn(300, 700, device="cuda", dtype=dt)
+    w_kn = torch.randn(700, 520, device="cuda", dtype=dt) / 700 ** 0.5
+    b = torch.randn(520, device="cuda", dtype=dt)
+    got = tessel.linear(x, w_kn.t(), b, "gelu_tanh")
+    want = _ACT["gelu_tanh"](torch.nn.functional.linear(
+        x.double(), w_kn.t().double(), b.double()))
     err = ((got.double() - want).norm() / want.norm()).item()
     assert err < (1e-2 if dtype != "f32" else 1e-5), err
 

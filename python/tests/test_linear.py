@@ -30,7 +30,11 @@ def t(*shape, dtype=torch.float16):
     (t(2, 8), t(4, 8), t(8), None, ValueError, r"bias must have shape \(4,\) \(out_features\), got \(8,\)"),
     (t(2, 0), t(4, 0), None, None, ValueError, r"empty weight \(4x0\)"),
     (t(8, 2).t(), t(4, 8), None, None, ValueError, r"x must be contiguous \(row-major\)"),
-    (t(2, 8), t(8, 4).t(), None, None, ValueError, "weight must be contiguous"),
+    (t(2, 8), t(4, 16)[:, ::2], None, None, ValueError,
+     "weight must be contiguous or the transpose of a contiguous matrix"),
+    # A weight stored (in_features, out_features) and viewed transposed is
+    # read as stored: it reaches the device check.
+    (t(2, 8), t(8, 4).t(), None, None, ValueError, "x is on cpu"),
     (t(2, 8), t(4, 8), t(8)[::2], None, ValueError, "bias must be contiguous"),
     (t(2, 3, 8), t(4, 8), t(4), "gelu_tanh", ValueError, "x is on cpu; Tessel's kernels run on CUDA tensors"),
 ])

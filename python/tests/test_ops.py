@@ -23,8 +23,12 @@ def t(*shape, dtype=torch.float16):
     (t(4, 4), t(4, 4, dtype=torch.bfloat16), TypeError, "same dtype"),
     (t(4, 8), t(4, 4), ValueError, "a is 4x8 and b is 4x4: a's columns must equal b's rows"),
     (t(0, 4), t(4, 4), ValueError, "empty matmul"),
-    (t(8, 4).t(), t(8, 4), ValueError, r"a must be contiguous \(row-major\), got strides \(1, 4\)"),
-    (t(4, 8), t(8, 8)[:, ::2], ValueError, "b must be contiguous"),
+    (t(4, 16)[:, ::2], t(8, 4), ValueError,
+     r"a must be contiguous or the transpose of a contiguous matrix, got shape \(4, 8\) and strides \(16, 2\)"),
+    (t(4, 8), t(8, 8)[:, ::2], ValueError, "b must be contiguous or the transpose"),
+    # Transposed views are read as stored: they reach the device check.
+    (t(8, 4).t(), t(8, 4), ValueError, "a is on cpu"),
+    (t(4, 8), t(4, 8).t(), ValueError, "a is on cpu"),
     (t(4, 8), t(8, 4), ValueError, "a is on cpu; Tessel's kernels run on CUDA tensors"),
 ])
 def test_bad_arguments(a, b, error, message):
