@@ -19,6 +19,18 @@ def test_key_matches_the_tuner():
         "matmul_relu 4096x1024x512 bf16->bf16 acc=f32"
 
 
+def test_transposed_layouts_key_as_the_tuner_does():
+    # As tessel-opt --tessel-tune prints it for this IR (fake runner).
+    assert tessel.matmul_relu_key(256, 256, 128, "f16", a="km", b="nk") == \
+        ("matmul 256x256x128 f16->f16 acc=f32 layout=A[k,m],B[n,k] "
+         "epilogue=constant 0;maximumf 0 1")
+    ir = tessel.matmul_relu_ir(256, 512, 128, "f16", a="km", b="kn")
+    assert "%A: tensor<128x256xf16>, %B: tensor<128x512xf16>" in ir
+    assert "affine_map<(m, n, k) -> (k, m)>" in ir
+    with pytest.raises(ValueError, match="A's layout 'mn'"):
+        tessel.matmul_relu_ir(8, 8, 8, "f16", a="mn")
+
+
 @pytest.mark.parametrize("m,n,k,dtype,error", [
     (0, 8, 8, "f16", ValueError), (8, -1, 8, "f16", ValueError),
     (8, 8, 8.0, "f16", ValueError), (8, 8, True, "f16", ValueError),
