@@ -5,6 +5,10 @@ against cuBLASLt's fused ReLU (torch._addmm_activation(zero_bias, a, b))
 on the same views: the layouts a user's transposed views give.
 
     bench/layouts.py OUT.json [--shapes 4096x4096x4096,...] [--dtypes f16,bf16]
+        [--layouts mk:kn,km:kn,...] [--variant NAME=knob=v,...]
+
+--variant also times, in the same rounds, the rule's kernel with those
+knobs changed (as "tessel-NAME"), checked the same way.
 
 Each layout's operands are views of contiguous tensors (x.t() for a
 transposed one), read as stored by both contenders. Every Tessel output is
@@ -37,6 +41,8 @@ def main():
                    "1000x1000x1000,512x4096x11008")
     p.add_argument("--dtypes", default="f16,bf16")
     p.add_argument("--rep-ms", type=float, default=100)
+    p.add_argument("--layouts", default=",".join(f"{a}:{b}" for a, b in LAYOUTS))
+    p.add_argument("--variant", action="append", default=[])
     args = p.parse_args()
     import torch
     from triton.testing import do_bench
@@ -45,7 +51,7 @@ def main():
     for shape in args.shapes.split(","):
         m, n, k = (int(v) for v in shape.split("x"))
         for dt in args.dtypes.split(","):
-            for a_l, b_l in LAYOUTS:
+            for a_l, b_l in (l.split(":") for l in args.layouts.split(",")):
                 torch.manual_seed(0)
                 ta = torch.randn(*((m, k) if a_l == "mk" else (k, m)),
                                  device="cuda", dtype=dtypes[dt])
@@ -70,6 +76,24 @@ def main():
                          "cublaslt": lambda: torch._addmm_activation(zero, a, b)}
                 if not row["passed"]:
                     ready.pop("tessel")
+                for variant in args.variant:
+                    name, _, changes = variant.partition("=")
+                    knobs = dict(kernel.compiled.knobs)
+                    knobs.update(kv.split("=") for kv in changes.split(","))
+                    try:
+                        other = tessel.get_kernel(m, n, k, dt, a=a_l, b=b_l,
+                                                  knobs=",".join(f"{kk}={v}" for kk, v in knobs.items()))
+                    except tessel.TesselError as e:
+                        row[f"tessel-{name}"] = {"error": str(e).splitlines()[0]}
+                        continue
+                    out = torch.empty(m, n, device="cuda", dtype=dtypes[dt])
+                    launch = (lambda kk, o: lambda: kk._launch(torch, (ta, tb, o)))(other, out)
+                    launch()
+                    verr = ((out.double() - exact).norm() / exact.norm()).item()
+                    if verr < 1e-2:
+                        ready[f"tessel-{name}"] = launch
+                    else:
+                        row[f"tessel-{name}"] = {"error": f"wrong output {verr:.2e}"}
                 times = time_rounds(ready, ROUNDS, lambda fn: do_bench(
                     fn, warmup=25, rep=args.rep_ms))
                 flops = 2.0 * m * n * k
@@ -84,11 +108,15 @@ def main():
                         "tflops" in row.get("cublaslt", {}):
                     row["ratio"] = row["tessel"]["tflops"] / row["cublaslt"]["tflops"]
                 rows.append(row)
+                others = " ".join(
+                    f"{name} {row[name].get('tflops', 0):.0f}"
+                    for name in row if name.startswith("tessel-"))
                 print(f"{shape} {dt} {row['layout']}: {row['schedule']} "
                       f"err {err:.1e} tessel "
                       f"{row.get('tessel', {}).get('tflops', 0):.0f} cublaslt "
                       f"{row.get('cublaslt', {}).get('tflops', 0):.0f} TFLOP/s "
-                      f"ratio {row.get('ratio', 0):.3f}", flush=True)
+                      f"ratio {row.get('ratio', 0):.3f} knobs {row['knobs']} {others}",
+                      flush=True)
     device = torch.cuda.get_device_name()
     pathlib.Path(args.out).write_text(json.dumps(
         {"device": device, "date": time.strftime("%Y-%m-%d"),

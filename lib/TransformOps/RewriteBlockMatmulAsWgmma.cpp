@@ -601,10 +601,12 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
            k0, m0, batchA, half);
     });
   // An MN-major A: box j holds consumer j's 64 rows of the tile (8 KB,
-  // where a K-major A's slice j starts), never multicast (the rewrite
-  // refuses clusters for it).
+  // where a K-major A's slice j starts); multicast, each block loads half
+  // of each box's K rows, as for an MN-major B.
   if (!readA && !bm.aKMajor())
-    loadBoxes(descA, aBytes, bm.m, m0, batchA, /*half=*/false);
+    loadOperand(sharesA, [&](bool half) {
+      loadBoxes(half ? halfDescA : descA, aBytes, bm.m, m0, batchA, half);
+    });
   if (!readB && bm.bKMajor())
     loadOperand(sharesB, [&](bool half) {
       load(half ? halfDescB : descB, bBytes, half ? bm.n / 2 : bm.n, tileK(),
@@ -1532,13 +1534,15 @@ scf::ForOp WgmmaEmitter::emit() {
     if (!readB)
       descB = makeTensorMap(bOp.source, boxB());
     // A block's half of a tile it shares with its partner: half the rows
-    // of A's and a K-major B's box, or of each 64-column box of an
-    // MN-major B (each half starts on a 1024-byte swizzle boundary).
+    // of a K-major operand's box, or of each 64-column box of an MN-major
+    // one (each half starts on a 1024-byte swizzle boundary).
+    auto halfBox = [&](bool kMajor, int64_t mn) {
+      return kMajor ? SmallVector<int64_t>{mn / 2, tileK()}
+                    : SmallVector<int64_t>{tileK() / 2, kBoxN};
+    };
     if (multicasts()) {
-      halfDescA = makeTensorMap(a.source, {bm.m / 2, tileK()});
-      halfDescB = makeTensorMap(
-          bOp.source, bm.bKMajor() ? SmallVector<int64_t>{bm.n / 2, tileK()}
-                                   : SmallVector<int64_t>{tileK() / 2, kBoxN});
+      halfDescA = makeTensorMap(a.source, halfBox(bm.aKMajor(), bm.m));
+      halfDescB = makeTensorMap(bOp.source, halfBox(bm.bKMajor(), bm.n));
     }
   }
   // The consumers' wgmma descriptors take only a tensor map's type (for
@@ -1997,14 +2001,10 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // as a B stored [k, n] (docs/wgmma.md, "Operand layouts"). Where TMA
     // cannot read it so (TF32 wgmma reads K-major tiles only; rows off
     // 16-byte boundaries) it is copied transposed, as an f32 B [k, n] is.
-    // Multicast halves of A's tile are built for A [m, k].
     bool transposeA =
         !bm.aKMajor() &&
         (bm.inType.isF32() ||
          !hasAlignedRows(cast<MemRefType>(a->source.getType()), 16));
-    if (!bm.aKMajor() && !transposeA && cluster != 1)
-      return fail("cluster = 2 with A stored [k, m]: multicast halves of "
-                  "A's tile are built for A [m, k] (use cluster = 1)");
     if (transposeA && !canCopyTransposed(cast<MemRefType>(a->source.getType())))
       return fail("A, stored [k, m] with " +
                   Twine(bm.inType.isF32() ? "f32 inputs"

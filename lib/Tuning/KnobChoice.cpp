@@ -339,13 +339,6 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     if (persistent && s.wgmmaParts > 1)
       return refuse("persistent=1: 3xTF32 (f32 at FP32 accuracy) is not "
                     "persistent");
-    // An A stored [k, m] that TMA reads (16-bit, rows on 16-byte
-    // boundaries; others are copied transposed) is loaded in 64-column
-    // boxes along M, not multicast (RewriteBlockMatmulAsWgmma.cpp).
-    if (!s.aKMajor && s.inBytes == 2 && (s.m * s.inBytes) % 16 == 0 &&
-        cluster > 1)
-      return refuse("cluster=2 with A stored [k, m]: A's tile is not "
-                    "multicast in that layout");
     if (cluster > 1) {
       int64_t gy = llvm::divideCeil(s.m, em);
       if (splits > 1)
@@ -597,8 +590,12 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // elsewhere the cluster barriers and the lockstep of two blocks cost
   // 1-16% on small shapes and gained 0-4% on large ones (docs/wgmma.md,
   // "Clusters"): clusters are preferred only there.
-  bool slowRowsA = s.aKMajor && s.inBytes == 2 &&
-                   (s.k * s.inBytes) % 32 == 16 &&
+  // A's rows run along K, or along M for an A stored [k, m], whose boxes
+  // are multicast in halves along K: at 1000^3 clusters ran 1.05-1.13x
+  // there too (f16 and bf16, B [k, n] and [n, k]; bench/results/any-shape,
+  // "A stored [k, m] everywhere").
+  bool slowRowsA = s.inBytes == 2 &&
+                   ((s.aKMajor ? s.k : s.m) * s.inBytes) % 32 == 16 &&
                    2.0 * s.m * s.n * s.k * s.batch >= kClusterMinFlops;
   bool halvesSlowA = wgmma && slowRowsA && !persistent && splits == 1 &&
                      p.get("group_m").value_or(1) == 1 && gx % 2 == 0;

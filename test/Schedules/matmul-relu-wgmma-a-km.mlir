@@ -3,7 +3,7 @@
 // it with its transpose flag (imm-trans-a = 1; B [k, n] sets imm-trans-b).
 // Where TMA cannot read A so (f32 for TF32 wgmma, M * 2 bytes not a
 // multiple of 16) a kernel copies it transposed first and wgmma reads it
-// K-major; clusters over an A read in place are refused with their reason.
+// K-major. Clusters of two multicast halves of its boxes along K.
 // mma.sync stages A's tile [k, m] and reads it with ldmatrix.trans.
 // (Checked on an H100: run-a-km-gpu.test, knob-sweep-a-km-gpu.test;
 // docs/wgmma.md.)
@@ -36,11 +36,29 @@
 // RUN: tessel-opt %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" | FileCheck %s --check-prefix=RULE
 // RULE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64
+// At 1000^3 A's rows of 2000 bytes sit on 16- but not 32-byte boundaries:
+// the rule pairs blocks along a row in clusters, as for such an A [m, k]
+// (1.05-1.13x at 1000^3 on an H100).
+// RUN: sed -e 's/136x200/1000x1000/g' -e 's/136x304/1000x1000/g' -e 's/200x304/1000x1000/g' \
+// RUN:   %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" | FileCheck %s --check-prefix=RULE1000
+// RULE1000: knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 
-// RUN: not tessel-opt %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=cluster=2" 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=CLUSTER
-// CLUSTER: error: cluster = 2 with A stored [k, m]: multicast halves of A's tile are built for A [m, k] (use cluster = 1)
+// Clusters of two along x share A's tile: each block loads half of each
+// 64-column box's K rows (32 x 64) and multicasts it to both.
+// RUN: tessel-opt %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=256,stages=4,group_m=1,split_k=1,persistent=0,cluster=2" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/cluster -o /dev/null
+// RUN: FileCheck %s --check-prefix=CLUSTER --input-file=%t/cluster/matmul_relu.launch.json
+// RUN: FileCheck %s --check-prefix=MULTICAST --input-file=%t/cluster/matmul_relu_kernel.ptx
+// CLUSTER:      "cluster": [
+// CLUSTER-NEXT:   2,
+// CLUSTER:      "argument": 0,
+// CLUSTER:      "argument": 0,
+// CLUSTER-NEXT: "box": [
+// CLUSTER-NEXT:   32,
+// CLUSTER-NEXT:   64
+// MULTICAST: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
 
 // RUN: sed -e 's/136x200xf16/136x201xf16/g' -e 's/200x304xf/201x304xf/g' \
 // RUN:   %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir > %t/misaligned.mlir
