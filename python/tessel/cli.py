@@ -20,7 +20,7 @@ import sys
 
 from . import install
 from .errors import TesselError
-from .workload import DTYPES
+from .workload import A_LAYOUTS, B_LAYOUTS, DTYPES
 
 
 def _shape_args(p):
@@ -30,6 +30,16 @@ def _shape_args(p):
     p.add_argument("--dtype", default="f16", choices=DTYPES)
     p.add_argument("--chip", default="sm_90",
                    help="the GPU's architecture (default: sm_90)")
+    _layout_args(p)
+
+
+def _layout_args(p):
+    p.add_argument("--a", default="mk", choices=A_LAYOUTS,
+                   help="how A is stored: mk (row-major, the default) or "
+                   "km (its transpose)")
+    p.add_argument("--b", default="kn", choices=B_LAYOUTS,
+                   help="how B is stored: kn (row-major, the default) or "
+                   "nk (its transpose, a Linear layer's weight)")
 
 
 def _compile_args(p):
@@ -57,7 +67,8 @@ def _compile(args):
     return compile_matmul_relu(
         args.m, args.n, args.k, args.dtype, schedule=args.schedule,
         knobs=args.knobs, device=args.device, databases=args.db,
-        chip=args.chip, sm_count=args.sm_count, defaults=args.defaults)
+        chip=args.chip, sm_count=args.sm_count, defaults=args.defaults,
+        a=args.a, b=args.b)
 
 
 def _describe(kernel_dir, launch_file):
@@ -172,7 +183,7 @@ def cmd_tune(args):
         budget=args.budget, strategy=args.strategy, seed=args.seed,
         device_ordinal=args.device, chip=args.chip, replay=args.replay,
         replay_device=args.replay_device, devices=_devices(args.devices),
-        verbose=True)  # The report streams to stderr as the tuner runs.
+        verbose=True, a=args.a, b=args.b)  # The report streams to stderr as the tuner runs.
     print(_describe(compiled.directory, compiled.launch_file))
     return 0
 
@@ -298,6 +309,7 @@ def parser():
     s.add_argument("what", nargs="+", metavar="LAUNCH_FILE | M N K")
     s.add_argument("--dtype", default="f16", choices=DTYPES)
     s.add_argument("--chip", default="sm_90")
+    _layout_args(s)
     _compile_args(s)
     s.set_defaults(run=cmd_show)
 

@@ -375,8 +375,10 @@ def _compile(ir, function, workload, shape, dtype, *, schedule, knobs,
 def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
                      budget=40, strategy="evolutionary", seed=1,
                      device_ordinal=0, devices=None, chip="sm_90",
-                     replay=None, replay_device=None, verbose=None):
-    """Tunes the schedule's knobs for one shape on the GPU, records every
+                     replay=None, replay_device=None, verbose=None, a="mk",
+                     b="kn"):
+    """Tunes the schedule's knobs for one shape on the GPU (A stored `a`, B
+    `b`, as compile_matmul_relu's), records every
     trial in `db` (default: user_database()), where matmul_relu then finds
     the winner, and returns the winner, compiled, with the tuner's report
     as `log`. Measurements run in tessel-run (beside tessel-opt). The
@@ -394,9 +396,10 @@ def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
     if verbose is None:
         verbose = os.environ.get("TESSEL_PRINT_AUTOTUNING", "") not in (
             "", "0")
-    workload = matmul_relu_key(m, n, k, dtype)
+    workload = matmul_relu_key(m, n, k, dtype, a=a, b=b)
     schedules, chip = _schedules_and_target(
-        schedule or default_schedule(dtype, chip, (m, n, k)), dtype, chip)
+        schedule or default_schedule(dtype, chip, (m, n, k), b, a), dtype,
+        chip)
     schedule = schedules[0]
     db = pathlib.Path(db) if db else user_database()
     db.parent.mkdir(parents=True, exist_ok=True)
@@ -417,7 +420,7 @@ def tune_matmul_relu(m, n, k, dtype="f16", *, schedule=None, db=None,
         if replay_device:
             options += f" replay-device={replay_device}"
     opt = install.tool("tessel-opt")
-    ir = matmul_relu_ir(m, n, k, dtype)
+    ir = matmul_relu_ir(m, n, k, dtype, a=a, b=b)
     directory = install.cache_dir() / "kernels" / (
         "tune-" + _digest(ir, schedule.read_bytes(), options, chip,
                           _tool_identity(opt)))

@@ -52,6 +52,21 @@ def test_compile_json_and_show(capsys, tmp_path):
     assert "knob source: rule" in out
 
 
+def test_compile_transposed_layouts(capsys, tmp_path):
+    # A stored [k, m] and B [n, k]: the kernel of that layout, on wgmma,
+    # with its tensor maps over the stored shapes.
+    status, out, _ = run(capsys, "compile", 200, 304, 136, "--a", "km",
+                         "--b", "nk", "--out", tmp_path / "k", "--json")
+    assert status == 0
+    info = json.loads(out)
+    assert pathlib.Path(info["schedule"]).name == "matmul_relu_wgmma.mlir"
+    launch = json.loads((tmp_path / "k" / "matmul_relu.launch.json").read_text())
+    assert [a["shape"] for a in launch["arguments"]] == [[136, 200], [304, 136],
+                                                        [200, 304]]
+    status, out, _ = run(capsys, "show", tmp_path / "k")
+    assert "A[k,m] B[n,k]" in out
+
+
 def test_show_given_knobs(capsys):
     status, out, _ = run(capsys, "show", 64, 64, 64, "--dtype", "f32",
                          "--knobs", "tile_m=32,tile_n=32")
