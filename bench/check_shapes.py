@@ -57,15 +57,17 @@ def parse_shape(text):
     return m, n, k
 
 
-def workload_ir(m, n, k, dtype, linear, payload=None):
-    """The payload and its function's name: relu(A @ B), or with `linear`
+def workload_ir(m, n, k, dtype, linear, payload=None, layout=("mk", "kn")):
+    """The payload and its function's name: relu(A @ B) with A and B stored
+    as `layout` says (("mk" or "km", "kn" or "nk")), or with `linear`
     = (activation, weight) a Linear layer with a bias, or the text of the
     file `payload` (its first function)."""
     if payload is not None:
         text = pathlib.Path(payload).read_text()
         return text, re.search(r"func\.func @(\w+)", text).group(1)
     if linear is None:
-        return matmul_relu_ir(m, n, k, dtype), "matmul_relu"
+        return matmul_relu_ir(m, n, k, dtype, a=layout[0],
+                              b=layout[1]), "matmul_relu"
     activation, weight = linear
     return linear_ir(m, n, k, dtype, bias=True,
                      activation=None if activation == "none" else activation,
@@ -73,14 +75,14 @@ def workload_ir(m, n, k, dtype, linear, payload=None):
 
 
 def compile_one(job, tools, schedule, chip, extra, workdir, linear=None,
-                payload=None):
+                payload=None, layout=("mk", "kn")):
     (m, n, k), dtype, knobs = job
     name = f"{m}x{n}x{k}_{dtype}" + ("_" + knobs.replace(",", "_").replace("=", "")
                                      if knobs else "")
     d = pathlib.Path(workdir) / name
     d.mkdir(parents=True, exist_ok=True)
     src = d / "input.mlir"
-    text, function = workload_ir(m, n, k, dtype, linear, payload)
+    text, function = workload_ir(m, n, k, dtype, linear, payload, layout)
     src.write_text(text)
     options = f"schedule={schedule}" + (f" knobs={knobs}" if knobs else "") + extra
     cmd = [str(pathlib.Path(tools) / "tessel-opt"), str(src),
@@ -154,6 +156,9 @@ def main():
                         "relu(A @ B)")
     p.add_argument("--weight", choices=("nk", "kn"), default="nk",
                    help="with --linear, how the weight is stored")
+    p.add_argument("--layout", default="mk:kn",
+                   help="relu(A @ B)'s operands as stored, A:B: mk or km, "
+                        "kn or nk (default mk:kn)")
     p.add_argument("--out", default="check.json")
     args = p.parse_args()
 
@@ -179,7 +184,7 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             recs = list(pool.map(lambda j: compile_one(
                 j, args.tools, args.schedule, args.chip, extra, workdir,
-                linear, args.input), jobs))
+                linear, args.input, tuple(args.layout.split(":"))), jobs))
         compiled = [r for r in recs if r["status"] == "compiled"]
         print(f"compiled {len(compiled)}, refused {len(recs) - len(compiled)} "
               f"in {time.time() - t0:.0f} s", file=sys.stderr, flush=True)
