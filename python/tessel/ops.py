@@ -333,7 +333,12 @@ def _matmul_relu(a, b, *, out=None, knobs=None, schedule=None,
         if out.dtype != a.dtype or tuple(out.shape) != (m, n):
             raise ValueError(f"out must be {m}x{n} {a.dtype}, got "
                              f"{tuple(out.shape)} {out.dtype}")
-        _check_contiguous("out", out)
+        if not out.is_contiguous():
+            # Not "pass out.contiguous()": the kernel would write a copy.
+            raise ValueError(f"out must be contiguous (row-major), got "
+                             f"strides {out.stride()}: the kernel writes C "
+                             f"[m, n] in place, and a transposed or strided "
+                             f"view of it is not supported")
     # Device checks last: everything above is checkable without a GPU.
     _check_devices((("a", a), ("b", b), ("out", out)))
     if out is None:

@@ -40,7 +40,7 @@ def test_bad_arguments(a, b, error, message):
     (t(4, 4), r"out must be 4x8 torch.float16, got \(4, 4\) torch.float16"),
     (t(4, 8, dtype=torch.float32), r"got \(4, 8\) torch.float32"),
     ("c", "out must be a torch.Tensor"),
-    (t(8, 4).t(), "out must be contiguous"),
+    (t(8, 4).t(), r"out must be contiguous \(row-major\), got strides \(1, 4\): the kernel writes C"),
 ])
 def test_bad_out(out, message):
     with pytest.raises((TypeError, ValueError), match=message):
