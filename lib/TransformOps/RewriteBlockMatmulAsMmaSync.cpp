@@ -10,6 +10,7 @@
 #include "tessel/TransformOps/TesselTransformOps.h"
 
 #include "BlockMatmul.h"
+#include "tessel/TransformOps/MmaLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -57,11 +58,9 @@ static int64_t sharedMemoryBytes(const BlockMatmul &bm, const MmaConfig &c) {
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
   // A and B are staged as stored ([m, k] or [k, m]; [k, n] or [n, k]),
   // rows padded.
-  auto elems = [&](bool kMajor, int64_t mn) {
-    return kMajor ? mn * (c.tileK + c.padding) : c.tileK * (mn + c.padding);
-  };
   int64_t bytes = c.stages *
-                  (elems(bm.aKMajor(), bm.m) + elems(bm.bKMajor(), bm.n)) *
+                  (mma::stageElems(bm.aKMajor(), bm.m, c.tileK, c.padding) +
+                   mma::stageElems(bm.bKMajor(), bm.n, c.tileK, c.padding)) *
                   inBytes;
   if (c.stageOutput) {
     int64_t outBits = bm.outType.getIntOrFloatBitWidth();
@@ -306,12 +305,9 @@ scf::ForOp MmaSyncEmitter::emit() {
 
   // Each operand staged as stored, K-major ([m, k], [n, k]) or not.
   auto staged = [&](bool kMajor, int64_t mn) {
+    auto [rows, cols] = mma::stageShape(kMajor, mn, c.tileK, c.padding);
     return memref::AllocOp::create(
-        b, loc,
-        sharedType(kMajor
-                       ? ArrayRef<int64_t>{c.stages, mn, c.tileK + c.padding}
-                       : ArrayRef<int64_t>{c.stages, c.tileK, mn + c.padding},
-                   bm.inType));
+        b, loc, sharedType({c.stages, rows, cols}, bm.inType));
   };
   sharedA = staged(bm.aKMajor(), bm.m);
   sharedB = staged(bm.bKMajor(), bm.n);

@@ -2024,12 +2024,13 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // shapes of bench/any_shape.py changed from copy to read and ran 1.42x
     // faster; with more steps than producers (big tiles leave registers for
     // one or two) the copy wins on most shapes.
+    // A transposed copy has 128-byte rows.
+    bool transposed[2] = {transposeA, transposeB};
     bool misaligned[2], readable[2];
     for (auto [i, operand] :
          llvm::enumerate(std::array<TiledOperand *, 2>{&*a, &*bOperand})) {
       auto type = cast<MemRefType>(operand->source.getType());
-      // A transposed copy has 128-byte rows.
-      misaligned[i] = !hasAlignedRows(type, 16) && !(i == 0 && transposeA);
+      misaligned[i] = !hasAlignedRows(type, 16) && !transposed[i];
       // The producer's aligned loads need the buffer's start and a static
       // offset from it, and read matrices, not batches of them.
       // The producers read 16-bit values (f32 rows are copied).
@@ -2094,8 +2095,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       auto type = cast<MemRefType>(operand->source.getType());
       if (mayRead[i] && readInKernel)
         read[i] = true;
-      else if ((i == 0 && transposeA) || (i == 1 && transposeB))
-        continue; // The transposed copy has 128-byte rows.
+      else if (transposed[i])
+        continue;
       else if (misaligned[i] ||
                (!hasAlignedRows(type, 32) && i == 1 &&
                 llvm::divideCeilSigned(other, bm.m) >= worthCopying))

@@ -1,6 +1,7 @@
 //===- KnobChoice.cpp - Knob values for a shape without a tuned record ----===//
 
 #include "tessel/Tuning/KnobChoice.h"
+#include "tessel/TransformOps/MmaLayout.h"
 #include "tessel/TransformOps/WgmmaLayout.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -287,10 +288,10 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
                                   bm, tk, bn, threads));
     // Each operand is staged as stored, its rows padded.
     int64_t pad = p.get("padding").value_or(8);
-    auto staged = [&](bool kMajor, int64_t mn) {
-      return kMajor ? mn * (tk + pad) : tk * (mn + pad);
-    };
-    smem = stages * (staged(s.aKMajor, bm) + staged(s.bKMajor, bn)) * s.inBytes;
+    smem = stages *
+           (tessel::mma::stageElems(s.aKMajor, bm, tk, pad) +
+            tessel::mma::stageElems(s.bKMajor, bn, tk, pad)) *
+           s.inBytes;
     if (p.get("stage_output").value_or(0))
       smem += bm * (bn + 8) * 2;
     // Fewer K steps than stages cannot be pipelined, except one step,
@@ -376,7 +377,9 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // Rows that are not 16-byte aligned, which TMA cannot read (copied, or
   // read by the producers). Without the layout of B, its rows count as
   // misaligned when either of its dimensions is.
-  bool misalignedA = ((s.aKMajor ? s.k : s.m) * s.inBytes) % 16 != 0;
+  // A's rows, as stored: K long, or M for an A stored [k, m].
+  int64_t aRowBytes = (s.aKMajor ? s.k : s.m) * s.inBytes;
+  bool misalignedA = aRowBytes % 16 != 0;
   bool misalignedB =
       (s.n * s.inBytes) % 16 != 0 || (s.k * s.inBytes) % 16 != 0;
 
@@ -594,8 +597,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // are multicast in halves along K: at 1000^3 clusters ran 1.05-1.13x
   // there too (f16 and bf16, B [k, n] and [n, k]; bench/results/any-shape,
   // "A stored [k, m] everywhere").
-  bool slowRowsA = s.inBytes == 2 &&
-                   ((s.aKMajor ? s.k : s.m) * s.inBytes) % 32 == 16 &&
+  bool slowRowsA = s.inBytes == 2 && aRowBytes % 32 == 16 &&
                    2.0 * s.m * s.n * s.k * s.batch >= kClusterMinFlops;
   bool halvesSlowA = wgmma && slowRowsA && !persistent && splits == 1 &&
                      p.get("group_m").value_or(1) == 1 && gx % 2 == 0;
