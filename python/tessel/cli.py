@@ -183,7 +183,8 @@ def cmd_tune(args):
         budget=args.budget, strategy=args.strategy, seed=args.seed,
         device_ordinal=args.device, chip=args.chip, replay=args.replay,
         replay_device=args.replay_device, devices=_devices(args.devices),
-        verbose=True, a=args.a, b=args.b)  # The report streams to stderr as the tuner runs.
+        # The report streams to stderr as the tuner runs.
+        verbose=True, a=args.a, b=args.b)
     print(_describe(compiled.directory, compiled.launch_file))
     return 0
 
