@@ -67,6 +67,13 @@ def test_compile_transposed_layouts(capsys, tmp_path):
     assert "A[k,m] B[n,k]" in out
 
 
+def test_bad_layout_is_refused(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["compile", "8", "8", "8", "--a", "mn"])
+    assert e.value.code == 2
+    assert "argument --a: invalid choice: 'mn'" in capsys.readouterr().err
+
+
 def test_show_given_knobs(capsys):
     status, out, _ = run(capsys, "show", 64, 64, 64, "--dtype", "f32",
                          "--knobs", "tile_m=32,tile_n=32")
