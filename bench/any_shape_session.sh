@@ -44,15 +44,15 @@ S="$here/schedules/matmul_relu_simt.mlir"
 # The wgmma schedule with every misaligned operand read by the producer
 # warpgroup (bench/cases/read-misaligned.json uses it).
 R=/tmp/read-misaligned-rows.mlir
-sed 's/^        cluster %cluster$/        cluster %cluster {read_misaligned_rows_max_k = 1000000 : i64}/' "$W" > $R
+sed 's/^        cluster %cluster swap_ab %swap_ab$/        cluster %cluster swap_ab %swap_ab {read_misaligned_rows_max_k = 1000000 : i64}/' "$W" > $R
 # ... and with every such operand copied first.
 C=/tmp/copy-misaligned-rows.mlir
-sed 's/^        cluster %cluster$/        cluster %cluster {read_misaligned_rows_max_k = 0 : i64}/' "$W" > $C
+sed 's/^        cluster %cluster swap_ab %swap_ab$/        cluster %cluster swap_ab %swap_ab {read_misaligned_rows_max_k = 0 : i64}/' "$W" > $C
 # ... and with B's rows on 16- but not 32-byte boundaries copied at any
 # size (A's are always read in place; bench/cases/residue-1000.json).
-sed 's/^        cluster %cluster$/        cluster %cluster {copy_16b_rows_from = 0 : i64}/' "$W" > /tmp/copy-16b-rows.mlir
+sed 's/^        cluster %cluster swap_ab %swap_ab$/        cluster %cluster swap_ab %swap_ab {copy_16b_rows_from = 0 : i64}/' "$W" > /tmp/copy-16b-rows.mlir
 # ... or read in place at any size (bench/cases/copy-16b-rows.json).
-sed 's/^        cluster %cluster$/        cluster %cluster {copy_16b_rows_from = 1000000000 : i64}/' "$W" > /tmp/inplace-16b-rows.mlir
+sed 's/^        cluster %cluster swap_ab %swap_ab$/        cluster %cluster swap_ab %swap_ab {copy_16b_rows_from = 1000000000 : i64}/' "$W" > /tmp/inplace-16b-rows.mlir
 for f in $R $C /tmp/copy-16b-rows.mlir /tmp/inplace-16b-rows.mlir; do
   cmp -s "$W" "$f" && { echo "bench/any_shape_session.sh: the schedule's rewrite op changed; fix the seds" >&2; exit 1; }
 done

@@ -32,8 +32,10 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
 
   transform.named_sequence @__transform_main(
       %root: !transform.any_op {transform.consumed}) {
+    // 160 serves swap_ab = 1, where tile_m is wgmma's N (the output's
+    // rows along it); without it, tile_m is whole 64-row warpgroups.
     %tile_m = transform.tune.knob<"tile_m"> = 128 : i64
-        from options = [64, 128, 192, 256] -> !transform.param<i64>
+        from options = [64, 128, 160, 192, 256] -> !transform.param<i64>
     // 160 fills the last round of shapes whose 128x256 tiles leave much
     // of it idle (2048x5120x5120: 2.4 rounds of 128x256, 3.9 of 128x160).
     %tile_n = transform.tune.knob<"tile_n"> = 128 : i64
@@ -52,6 +54,11 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
     // (half the L2 reads of that operand).
     %cluster = transform.tune.knob<"cluster"> = 1 : i64
         from options = [1, 2] -> !transform.param<i64>
+    // Swap-AB: the blocks compute the output's tiles transposed, B's tile
+    // as wgmma's A operand (64 output columns per consumer warpgroup) and
+    // A's as its B (tile_m output rows along wgmma's N).
+    %swap_ab = transform.tune.knob<"swap_ab"> = 0 : i64
+        from options = [0, 1] -> !transform.param<i64>
 
     // Batch dimensions (linalg.batch_matmul, batched generics): each batch
     // element gets its own blocks along grid z, and the steps below see
@@ -119,9 +126,10 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
         : (!transform.any_op) -> !transform.any_op
     %loop = transform.tessel.rewrite_block_matmul_as_wgmma %matmul_l
         stages %stages split_k %split_k persistent %persistent
-        cluster %cluster
+        cluster %cluster swap_ab %swap_ab
         : (!transform.any_op, !transform.param<i64>, !transform.param<i64>,
-           !transform.param<i64>, !transform.param<i64>) -> !transform.any_op
+           !transform.param<i64>, !transform.param<i64>,
+           !transform.param<i64>) -> !transform.any_op
     %func_c = transform.structured.match ops{["func.func"]} in %root_b
         : (!transform.any_op) -> !transform.any_op
     transform.apply_cse to %func_c : !transform.any_op

@@ -8,12 +8,15 @@ record of the old hash, this compiles the record's workload with its knobs
 twice, with the old tessel-opt and schedule and with the new ones, and
 re-keys the record to the new hash only when every kernel's PTX is
 byte-for-byte the same; records whose kernels changed keep the old hash
-(they no longer apply) and are listed.
+(they no longer apply) and are listed. A knob the new schedule adds is
+named with --add-knob and the value that keeps the old kernel: the new
+compile gets it, and each re-keyed record records it.
 
     scripts/rekey-records.py --old-opt /tmp/old/build/bin/tessel-opt \\
         --old-schedule /tmp/old/schedules/matmul_relu_simt.mlir \\
         --schedule schedules/matmul_relu_simt.mlir --chip sm_90 \\
         schedules/tuned/matmul_relu_simt-h100.json
+    scripts/rekey-records.py ... --add-knob swap_ab=0 ...
 """
 
 import argparse
@@ -56,8 +59,13 @@ def main():
     p.add_argument("--schedule", required=True)
     p.add_argument("--chip", default="sm_90")
     p.add_argument("--jobs", type=int, default=os.cpu_count())
+    p.add_argument("--add-knob", action="append", default=[],
+                   metavar="NAME=VALUE",
+                   help="a knob only the new schedule has, at the value "
+                        "that keeps the old kernels")
     p.add_argument("databases", nargs="+")
     args = p.parse_args()
+    added = dict(k.split("=", 1) for k in args.add_knob)
 
     def hash_of(opt, schedule):
         with tempfile.TemporaryDirectory() as d:
@@ -85,7 +93,8 @@ def main():
             with tempfile.TemporaryDirectory() as d1, \
                     tempfile.TemporaryDirectory() as d2:
                 old = compile_ptx(args.old_opt, args.old_schedule, args.chip, ir, knobs, d1)
-                new = compile_ptx(args.opt, args.schedule, args.chip, ir, knobs, d2)
+                new = compile_ptx(args.opt, args.schedule, args.chip, ir,
+                                  {**knobs, **added}, d2)
             # A point neither compiles (a recorded compile error) carries over.
             return old == new
 
@@ -95,6 +104,8 @@ def main():
         for r in records:
             if verdict[(r["workload"], json.dumps(r["knobs"], sort_keys=True))]:
                 r["schedule_hash"] = new_hash
+                # Sorted, as tessel-db writes them.
+                r["knobs"] = dict(sorted({**r["knobs"], **added}.items()))
                 moved += 1
             else:
                 kept += 1

@@ -229,12 +229,14 @@ tessel::matchBlockMatmul(transform::TransformOpInterface transformOp,
 }
 
 /// Reads `width` elements of the epilogue input `input` for the
-/// accumulator elements (row, col) .. (row, col + width - 1): a vector
-/// along the columns when the input has them (masked past its end), else
-/// one element broadcast. Rows are clamped to the input's last.
+/// accumulator elements (row, col) .. (row, col + width - 1), or with
+/// `alongRows` (row, col) .. (row + width - 1, col): a vector along that
+/// dimension when the input has it (masked past its end), else one element
+/// broadcast. The other index is clamped to the input's last.
 static Value readEpilogueInput(OpBuilder &b, Location loc,
                                linalg::GenericOp epilogue, OpOperand *input,
-                               int64_t width, Value row, Value col) {
+                               int64_t width, Value row, Value col,
+                               bool alongRows) {
   Value source = input->get();
   auto type = cast<MemRefType>(source.getType());
   AffineMap map = epilogue.getMatchingIndexingMap(input);
@@ -244,22 +246,25 @@ static Value readEpilogueInput(OpBuilder &b, Location loc,
         b, loc, size, arith::ConstantIndexOp::create(b, loc, 1));
     return arith::MinSIOp::create(b, loc, index, last);
   };
+  // The loop (0: rows, 1: columns) the vector runs along.
+  unsigned vectorLoop = alongRows ? 0 : 1;
   SmallVector<Value> indices;
-  std::optional<int64_t> colDim;
+  std::optional<int64_t> vectorDim;
   for (auto [dim, e] : llvm::enumerate(map.getResults())) {
-    bool isCol = cast<AffineDimExpr>(e).getPosition() == 1;
-    if (isCol)
-      colDim = dim;
-    indices.push_back(isCol ? col : clamp(row, dim));
+    unsigned loop = cast<AffineDimExpr>(e).getPosition();
+    Value index = loop == 0 ? row : col;
+    if (loop == vectorLoop)
+      vectorDim = dim;
+    indices.push_back(loop == vectorLoop ? index : clamp(index, dim));
   }
   auto vecType = VectorType::get({width}, type.getElementType());
-  if (!colDim) {
+  if (!vectorDim) {
     Value element = memref::LoadOp::create(b, loc, source, indices);
     return vector::BroadcastOp::create(b, loc, vecType, element);
   }
-  // The columns run along input dimension colDim.
+  // The vector runs along input dimension vectorDim.
   AffineMap permutation =
-      AffineMap::get(type.getRank(), 0, b.getAffineDimExpr(*colDim));
+      AffineMap::get(type.getRank(), 0, b.getAffineDimExpr(*vectorDim));
   Value padding =
       arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
   return vector::TransferReadOp::create(
@@ -267,8 +272,26 @@ static Value readEpilogueInput(OpBuilder &b, Location loc,
       padding, /*mask=*/Value(), b.getBoolArrayAttr({false}));
 }
 
+void tessel::swapOperands(BlockMatmul &bm) {
+  Contraction &c = bm.contraction;
+  std::swap(bm.a, bm.b);
+  std::swap(bm.m, bm.n);
+  std::swap(c.lhs, c.rhs);
+  std::swap(c.m, c.n);
+  std::swap(c.mLoop, c.nLoop);
+  std::swap(c.lhsElementType, c.rhsElementType);
+  // B [k, n] read as the product's A is [k, m'] (MN-major); B [n, k] is
+  // [m', k]. A [m, k] read as its B is [n', k] (K-major); A [k, m] is
+  // [k, n'].
+  bool lhsTransposed = c.lhsTransposed;
+  c.lhsTransposed = !c.rhsTransposed;
+  c.rhsTransposed = !lhsTransposed;
+  bm.swapped = !bm.swapped;
+}
+
 Value tessel::applyEpilogue(OpBuilder &b, Location loc, const BlockMatmul &bm,
-                            Value values, Value row, Value col) {
+                            Value values, Value row, Value col,
+                            bool alongRows) {
   if (!bm.epilogue)
     return values;
   int64_t width = cast<VectorType>(values.getType()).getNumElements();
@@ -276,10 +299,10 @@ Value tessel::applyEpilogue(OpBuilder &b, Location loc, const BlockMatmul &bm,
   IRMapping map;
   for (OpOperand *input : epilogue.getDpsInputOperands()) {
     BlockArgument arg = epilogue.getMatchingBlockArgument(input);
-    map.map(arg,
-            input->get() == bm.acc
-                ? values
-                : readEpilogueInput(b, loc, epilogue, input, width, row, col));
+    map.map(arg, input->get() == bm.acc
+                     ? values
+                     : readEpilogueInput(b, loc, epilogue, input, width, row,
+                                         col, alongRows));
   }
   Block &body = epilogue.getRegion().front();
   auto lift = [&](Value v) -> Value {

@@ -44,6 +44,12 @@ struct BlockMatmul {
   /// f32 inputs may be multiplied as TF32 (the payload function has
   /// tessel.allow_tf32); otherwise they keep FP32-level accuracy.
   bool allowTf32 = false;
+  /// The operands' roles are swapped (swapOperands): the kernel computes
+  /// the transposed tile `C^T = B^T A^T`, whose rows are the output's
+  /// columns. `a`, `b`, `m`, `n` and the contraction's operands and layouts
+  /// describe that product; `out`, `acc` and the epilogue stay the
+  /// output's.
+  bool swapped = false;
 
   mlir::Operation *op() const { return contraction.op; }
   /// Whether B is stored `[n, k]` (K-major, a Linear layer's weight)
@@ -68,15 +74,24 @@ matchBlockMatmul(mlir::transform::TransformOpInterface transformOp,
                  mlir::Operation *target, llvm::StringRef what,
                  BlockMatmul &bm);
 
+/// Swaps the roles of A and B in `bm` (swap-AB): the kernel then computes
+/// `C^T = B^T A^T`, B's tile as the instruction's A operand, A's as its B.
+/// A B stored `[k, n]` becomes an A stored `[k, m]` (MN-major), B `[n, k]`
+/// an A `[m, k]`, and likewise for A. Sets `bm.swapped`.
+void swapOperands(BlockMatmul &bm);
+
 /// Applies the epilogue's scalar body lane-wise to `values` (a vector of
 /// the accumulator's elements at (row, col) .. (row, col + width - 1) of
-/// the block tile); returns `values` when there is no epilogue. Further
-/// epilogue inputs (a bias over columns or rows, a full-size residual) are
-/// read there, with the columns past the tile's valid part masked and rows
-/// clamped to it, so a partial tile reads nothing out of bounds.
+/// the block tile, or with `alongRows` at (row, col) .. (row + width - 1,
+/// col)); returns `values` when there is no epilogue. Further epilogue
+/// inputs (a bias over columns or rows, a full-size residual) are read
+/// there, with the elements past the tile's valid part masked along the
+/// vector and the other index clamped to it, so a partial tile reads
+/// nothing out of bounds.
 mlir::Value applyEpilogue(mlir::OpBuilder &b, mlir::Location loc,
                           const BlockMatmul &bm, mlir::Value values,
-                          mlir::Value row, mlir::Value col);
+                          mlir::Value row, mlir::Value col,
+                          bool alongRows = false);
 
 /// Erases the contraction, its fill, its epilogue and a temporary
 /// accumulator once a rewrite has replaced them.

@@ -104,7 +104,7 @@ static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
       bm.m, bm.n, bm.outType.getIntOrFloatBitWidth() / 8, stages, producers,
       stagingBytes, splits,
       wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8, bm.allowTf32),
-      persistent, bm.bKMajor());
+      persistent, bm.bKMajor(), bm.swapped);
 }
 
 /// Checks the block tile, `stages` and `splits`; returns why they do not
@@ -419,6 +419,14 @@ private:
   /// prove aligned into one per element (half of a persistent 16-bit
   /// epilogue's pair stores, 2026-11-26).
   void storePair(Value pair, Value buffer, Value row, Value col);
+  /// The epilogue applied to the pair at (row, col) of the tile the block
+  /// computes: two columns of one output row, or swapped two rows of one
+  /// output column.
+  Value epilogueAt(Value pair, Value row, Value col);
+  /// Stores the converted pair at (row, col) of the computed tile into a
+  /// staging buffer that holds the output's orientation: as a pair, or
+  /// swapped at (col, row) and (col + 1, row).
+  void storeStaged(Value pair, Value buffer, Value row, Value col);
   /// Persistent: warpgroup `consumer` stores its rows' pairs through its
   /// own 64-column staging buffer after the ring.
   void emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer, Value tidX);
@@ -1338,7 +1346,7 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
             b, loc, pairType,
             ValueRange{elements[4 * j + 2 * h], elements[4 * j + 2 * h + 1]});
         Value row = addC(laneRow, 8 * h), col = addC(laneCol, 8 * j);
-        pairs.push_back({applyEpilogue(b, loc, bm, pair, row, col), row, col});
+        pairs.push_back({epilogueAt(pair, row, col), row, col});
       }
     // Persistent: the ring is the next tile's; each warpgroup stages its
     // own rows in a buffer after it.
@@ -1352,32 +1360,68 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
     pairs = reduceSplits(elements, consumer, tidX, laneRow, laneCol, colOrigin,
                          cols);
   }
+  // The tile is staged as the output holds it (swapped: transposed).
+  int64_t outRows = bm.swapped ? bm.n : bm.m;
+  int64_t outCols = bm.swapped ? bm.m : bm.n;
   Value staged = view(cst(l.stagedOffset),
-                      sharedType({bm.m, bm.n + kStagePad}, bm.outType));
+                      sharedType({outRows, outCols + kStagePad}, bm.outType));
   for (const Pair &p : pairs)
-    storePair(p.value, staged, p.row, p.col);
+    storeStaged(p.value, staged, p.row, p.col);
   consumerBarrier();
 
-  // The consumers copy the tile (or the block's columns of it) out in
-  // coalesced 16-byte chunks (single elements where the output's rows are
-  // misaligned); a partial tile at the problem's edge stores only its valid
-  // part.
+  // The consumers copy the tile (or the block's columns of it, which are
+  // the output's rows when swapped) out in coalesced 16-byte chunks
+  // (single elements where the output's rows are misaligned); a partial
+  // tile at the problem's edge stores only its valid part.
   int64_t elems = alignedChunk(cast<MemRefType>(bm.out.getType()),
                                128 / bm.outType.getIntOrFloatBitWidth());
   auto vecType = VectorType::get({elems}, bm.outType);
-  Value validRows = dim(bm.out, 0), validCols = dim(bm.out, 1);
-  if (colOrigin)
-    // forEachChunk compares unsigned: no valid column is 0, not negative.
-    validCols =
-        arith::MaxSIOp::create(b, loc, sub(validCols, colOrigin), cst(0));
-  forEachChunk(tid, bm.m, cols, elems, kWarpgroupThreads * l.consumers,
-               validRows, validCols, [&](Value row, Value col, Value valid) {
-                 if (colOrigin)
-                   col = add(colOrigin, col);
+  Value rowOrigin = bm.swapped ? colOrigin : Value();
+  Value outColOrigin = bm.swapped ? Value() : colOrigin;
+  int64_t regionRows = bm.swapped ? cols : bm.m;
+  int64_t regionCols = bm.swapped ? bm.m : cols;
+  // forEachChunk compares unsigned: no valid row or column is 0, not
+  // negative.
+  auto left = [&](int64_t d, Value origin) -> Value {
+    Value valid = dim(bm.out, d);
+    if (!origin)
+      return valid;
+    return arith::MaxSIOp::create(b, loc, sub(valid, origin), cst(0));
+  };
+  // (Rows first: the order of the IR the unswapped tile has always had.)
+  Value validRows = left(0, rowOrigin);
+  Value validCols = left(1, outColOrigin);
+  forEachChunk(tid, regionRows, regionCols, elems,
+               kWarpgroupThreads * l.consumers, validRows, validCols,
+               [&](Value row, Value col, Value valid) {
+                 if (rowOrigin)
+                   row = add(rowOrigin, row);
+                 if (outColOrigin)
+                   col = add(outColOrigin, col);
                  Value v = vector::LoadOp::create(b, loc, vecType, staged,
                                                   ValueRange{row, col});
                  storeValid(v, bm.out, ValueRange{row, col}, valid);
                });
+}
+
+Value WgmmaEmitter::epilogueAt(Value pair, Value row, Value col) {
+  if (bm.swapped)
+    return applyEpilogue(b, loc, bm, pair, /*row=*/col, /*col=*/row,
+                         /*alongRows=*/true);
+  return applyEpilogue(b, loc, bm, pair, row, col);
+}
+
+void WgmmaEmitter::storeStaged(Value pair, Value buffer, Value row, Value col) {
+  if (!bm.swapped)
+    return storePair(pair, buffer, row, col);
+  // The pair is two rows of one output column: two stores. A warp's
+  // stores of 16-bit values hit distinct banks (its lanes' columns are 8
+  // consecutive elements, its lane quads' rows 2 apart: 8 banks with rows
+  // of 64 + kStagePad); of f32 values two lanes share a bank.
+  for (int64_t i = 0; i < 2; ++i) {
+    Value v = vector::ExtractOp::create(b, loc, pair, i);
+    memref::StoreOp::create(b, loc, v, buffer, ValueRange{addC(col, i), row});
+  }
 }
 
 void WgmmaEmitter::storePair(Value pair, Value buffer, Value row,
@@ -1399,13 +1443,17 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
   // part), barrier. The ring stays the producer's, which fills it with the
   // next tile's stages meanwhile, and the buffers take BM / 64 x 64 x
   // (columns + 8) elements instead of BM x (BN + 8): a 128x256 tile keeps 4
-  // stages, TF32's included.
+  // stages, TF32's included. Swapped, its 64 rows are the output's columns
+  // and each subtile is as many of the output's rows, staged transposed
+  // (subCols rows of 64 + 8 columns, no more bytes).
   int64_t subCols =
       wgmma::subtileCols(bm.outType.getIntOrFloatBitWidth() / 8);
   Value offset = cst(l.stagedOffset);
+  int64_t bufferRows = bm.swapped ? subCols : kWgmmaM;
+  int64_t bufferCols = bm.swapped ? kWgmmaM : subCols;
   Value buffer =
       view(add(offset, mul(consumer, l.subtileBytes)),
-           sharedType({kWgmmaM, subCols + kStagePad}, bm.outType));
+           sharedType({bufferRows, bufferCols + kStagePad}, bm.outType));
   Value barrierId = arith::IndexCastOp::create(
       b, loc, b.getI32Type(), addC(consumer, kConsumerBarrier + 1));
   Value barrierCount =
@@ -1423,24 +1471,31 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
     Value valid = sub(dim(bm.out, d), origin);
     return arith::MaxSIOp::create(b, loc, valid, cst(0));
   };
-  Value validRows = left(0, rowOrigin);
+  // What the output has past the warpgroup's rows of the computed tile
+  // (swapped: its columns), the same for every subtile.
+  Value warpgroupLeft = left(bm.swapped ? 1 : 0, rowOrigin);
   // Pairs come in 8-column groups j, two rows each (pairs[2 * j + h]). The
   // last subtile is narrower where the tile's width is not a multiple of
   // subCols (160 16-bit columns: 64, 64 and 32).
   for (int64_t q = 0; q * subCols < bm.n; ++q) {
     int64_t width = std::min(subCols, bm.n - q * subCols);
     for (const Pair &p : pairs.slice(2 * q * subCols / 8, 2 * width / 8))
-      storePair(p.value, buffer, sub(p.row, rowOrigin),
-                addC(p.col, -q * subCols));
+      storeStaged(p.value, buffer, sub(p.row, rowOrigin),
+                  addC(p.col, -q * subCols));
     warpgroupBarrier();
+    // The subtile's origin in the output, and its extent there.
     Value colOrigin = cst(q * subCols);
-    forEachChunk(tidX, kWgmmaM, width, elems, kWarpgroupThreads, validRows,
-                 left(1, colOrigin), [&](Value row, Value col, Value valid) {
+    Value outRow = bm.swapped ? colOrigin : rowOrigin;
+    Value outCol = bm.swapped ? rowOrigin : colOrigin;
+    forEachChunk(tidX, bm.swapped ? width : kWgmmaM,
+                 bm.swapped ? kWgmmaM : width, elems, kWarpgroupThreads,
+                 bm.swapped ? left(0, colOrigin) : warpgroupLeft,
+                 bm.swapped ? warpgroupLeft : left(1, colOrigin),
+                 [&](Value row, Value col, Value valid) {
                    Value v = vector::LoadOp::create(b, loc, vecType, buffer,
                                                     ValueRange{row, col});
                    storeValid(v, bm.out,
-                              ValueRange{add(rowOrigin, row),
-                                         add(colOrigin, col)},
+                              ValueRange{add(outRow, row), add(outCol, col)},
                               valid);
                  });
     warpgroupBarrier();
@@ -1515,7 +1570,7 @@ WgmmaEmitter::reduceSplits(ArrayRef<Value> elements, Value consumer, Value tidX,
           ValueRange{vector::ExtractOp::create(b, loc, sum, 2 * h),
                      vector::ExtractOp::create(b, loc, sum, 2 * h + 1)});
       Value row = addC(laneRow, 8 * h), col = add(laneCol, mul(j, 8));
-      pairs.push_back({applyEpilogue(b, loc, bm, pair, row, col), row, col});
+      pairs.push_back({epilogueAt(pair, row, col), row, col});
     }
   }
   clusterSync();
@@ -1801,6 +1856,14 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
              << "expected each param to hold exactly one integer";
     cluster = *given;
   }
+  int64_t swapAB = 0;
+  if (getSwapAb()) {
+    FailureOr<int64_t> given = tessel::getSingleIntParam(state, getSwapAb());
+    if (failed(given))
+      return emitDefiniteFailure()
+             << "expected each param to hold exactly one integer";
+    swapAB = *given;
+  }
   auto transformOp = cast<transform::TransformOpInterface>(getOperation());
 
   SmallVector<Operation *> loops;
@@ -1811,8 +1874,21 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     if (!diag.succeeded())
       return diag;
     auto fail = [&](const Twine &why) {
+      if (bm.swapped)
+        return failOnTarget(*this, target,
+                            why + " (swap_ab = 1: the block computes the "
+                                  "transposed tile, whose M is the output's "
+                                  "columns and N its rows)");
       return failOnTarget(*this, target, why);
     };
+    if (swapAB != 0 && swapAB != 1)
+      return fail("swap_ab = " + Twine(swapAB) + " must be 0 or 1");
+    // Swap-AB: B's tile is wgmma's A operand (64 rows of the output's
+    // columns per consumer warpgroup) and A's its B (the output's rows
+    // along wgmma's N), so that a narrow M fills N rather than zero-filled
+    // rows of wgmma's M.
+    if (swapAB)
+      swapOperands(bm);
     // The emitted tile: whole warpgroups of rows and whole 32-column
     // groups, which split-K's blocks share evenly (an MN-major B's last
     // 64-column box is loaded whole); what lies beyond the block's extents
@@ -2206,6 +2282,7 @@ void tessel::RewriteBlockMatmulAsWgmmaOp::getEffects(
   transform::onlyReadsHandle(getSplitKMutable(), effects);
   transform::onlyReadsHandle(getPersistentMutable(), effects);
   transform::onlyReadsHandle(getClusterMutable(), effects);
+  transform::onlyReadsHandle(getSwapAbMutable(), effects);
   transform::producesHandle(getOperation()->getOpResults(), effects);
   transform::modifiesPayload(effects);
 }

@@ -83,10 +83,16 @@ std::string tessel::deviceArch(llvm::StringRef device) {
 namespace {
 
 /// One point of the space, by knob name; absent knobs are std::nullopt.
+/// `overrides` (knob name -> value) take precedence over the candidate's
+/// values (a swapped point's tiles).
 struct Point {
   const SearchSpace &space;
   const Candidate &c;
+  const std::map<std::string, int64_t> *overrides = nullptr;
   std::optional<int64_t> get(llvm::StringRef name) const {
+    if (overrides)
+      if (auto it = overrides->find(name.str()); it != overrides->end())
+        return it->second;
     for (auto [i, knob] : llvm::enumerate(space.knobs()))
       if (knob.name == name) {
         int64_t v;
@@ -157,6 +163,14 @@ constexpr double kOneWaveGroupMinBytes = 16e6;
 constexpr double kClusterPreference = 0.08;
 /// ... in matmuls of at least this many flops (a tiny one lost).
 constexpr double kClusterMinFlops = 1e9;
+/// The factor on the estimate of a swap-AB point outside swapsRows()'s
+/// class (estimate()), which puts it after every point without the swap.
+constexpr double kUncalibratedSwap = 1e9;
+/// The rows of a matmul whose swap-AB points the rule ranks first (beyond
+/// 64, which the decode ordering serves; up to one wgmma N of 256), and
+/// the least bytes of its B.
+constexpr int64_t kSwapMaxRows = 256;
+constexpr double kSwapMinBytes = 32e6;
 /// The most elements of one matrix (M x K, K x N or M x N) the rule
 /// estimates (2^40: no GPU holds more) and the largest knob value it
 /// models: within these, its products (blocks, shared memory) fit in 64
@@ -167,6 +181,26 @@ constexpr int64_t kMaxModeledKnob = int64_t(1) << 16;
 /// shipped schedules' spaces (49,152 at most). Six knobs of 16 options
 /// (16.7M points) kept tessel-apply-schedule busy for 78 s.
 constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 16;
+
+/// Whether the rule ranks the swap-AB points of `s` first: a 16-bit matmul
+/// of 65 to kSwapMaxRows rows on operands TMA reads (16-byte aligned rows),
+/// unbatched, with a B of kSwapMinBytes or more, whose last 64-row
+/// warpgroup would be at most half full unswapped (M % 64 in 1..32).
+/// Measured on an H100 (bench/results/hopper-v2, "Swap-AB"): on 25
+/// layers that played no part in choosing this class (M of 88 to 216),
+/// the swapped kernels the rule picks ran 1.088x the unswapped ones in
+/// geometric mean (0.949x-1.664x, 23 at 0.98x or more), 1.093x on all 66
+/// such layers measured; at other row counts (112, 128, 176, 192, 240, 256,
+/// 288-512) swapped points ran 0.48x-1.71x, mostly slower, so those keep
+/// the unswapped kernels.
+bool swapsRows(const ProblemShape &s) {
+  auto aligned = [&](int64_t elems) { return (elems * s.inBytes) % 16 == 0; };
+  int64_t residue = s.m % 64;
+  return s.inBytes == 2 && s.wgmmaParts == 1 && s.batch == 1 && s.m > 64 &&
+         s.m <= kSwapMaxRows && residue >= 1 && residue <= 32 &&
+         double(s.n) * double(s.k) * double(s.inBytes) >= kSwapMinBytes &&
+         aligned(s.k) && aligned(s.n) && aligned(s.m);
+}
 
 /// The rule's estimate (arbitrary units) of a point's time; kInfeasible for
 /// points that break a constraint the rule knows, with the constraint in
@@ -192,6 +226,62 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   if (s.m < 1 || s.n < 1 || s.k < 1 || s.batch < 1 || s.batch > kMaxBatch ||
       !fits(s.m, s.k) || !fits(s.k, s.n) || !fits(s.m, s.n))
     return kInfeasible;
+  // Swap-AB (wgmma): the block computes the transposed tile of the
+  // transposed problem, C^T = B^T A^T, so its constraints and its estimate
+  // are that problem's with tile_m and tile_n exchanged. The rule ranks
+  // swapped points by that estimate only where the swap was measured to
+  // pay (swapsRows): elsewhere after every other feasible point, which the
+  // tuner still measures.
+  if (std::optional<int64_t> swap = p.get("swap_ab"); swap && *swap != 0) {
+    if (*swap != 1)
+      return refuse(llvm::formatv("swap_ab={0} is not 0 or 1", *swap));
+    std::map<std::string, int64_t> swapped = {{"swap_ab", 0}};
+    if (std::optional<int64_t> tm = p.get("tile_m"))
+      swapped["tile_n"] = *tm;
+    if (std::optional<int64_t> tn = p.get("tile_n"))
+      swapped["tile_m"] = *tn;
+    ProblemShape t = s;
+    std::swap(t.m, t.n);
+    t.aKMajor = s.bKMajor;
+    t.bKMajor = s.aKMajor;
+    std::string inner;
+    double time = estimate(Point{p.space, p.c, &swapped}, t, chip, &inner);
+    if (time == kInfeasible) {
+      if (!inner.empty())
+        return refuse("swap_ab=1 (the transposed tile: tile_m and tile_n "
+                      "trade roles): " +
+                      inner);
+      return kInfeasible;
+    }
+    if (!swapsRows(s))
+      return time * kUncalibratedSwap;
+    // In that class the swapped blocks stream the weight (B) and the
+    // points are ordered as the measurements ranked them, each criterion
+    // outweighing the later ones together: all of M in one row of blocks
+    // in the narrowest tile_m that holds it; the
+    // blocks in as few waves as possible, filling the last one; no split
+    // where a split adds nothing; 64 output columns per block; the deepest
+    // ring up to 8 stages; no persistent blocks, clusters or block groups.
+    // The result is below every other point's estimate, so it ranks first.
+    int64_t tm = p.get("tile_m").value_or(0), tn = p.get("tile_n").value_or(0);
+    int64_t splits = p.get("split_k").value_or(1);
+    int64_t stages = p.get("stages").value_or(0);
+    double order = 0;
+    // (64 or 128 columns split at most in two: what was measured.)
+    if (tm < s.m || (tn != 64 && tn != 128) || splits > 2)
+      order += 1000;
+    order += 1e-3 * tm;
+    int64_t blocks = llvm::divideCeil(s.n, tn) * splits;
+    int64_t waves = llvm::divideCeil(blocks, chip.smCount);
+    order += 10.0 * double(waves - 1) +
+             (1.0 - double(blocks) / double(waves * chip.smCount));
+    order += 1e-2 * double(splits - 1) + 1e-3 * (tn != 64) +
+             1e-4 * double(std::abs(stages - 8));
+    if (p.get("persistent").value_or(0) || p.get("cluster").value_or(1) != 1 ||
+        p.get("group_m").value_or(1) != 1)
+      order += 100;
+    return 1e-9 * (1.0 + order);
+  }
   for (llvm::StringRef name : {"tile_m", "tile_n", "tile_k", "thread_m",
                                "thread_n", "warp_m", "warp_n", "stages"})
     if (std::optional<int64_t> v = p.get(name);
@@ -313,6 +403,13 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // points to the tuner.
     if (!s.bKMajor && tn % tessel::wgmma::kBoxN != 0)
       return kInfeasible;
+    // Rows come in whole 64-row warpgroups: a tile_m of 160 (wgmma's N
+    // with swap_ab = 1) would compute 192.
+    if (tm % 64 != 0 && s.m > tm)
+      return refuse(llvm::formatv("tile_m={0} is not a whole number of "
+                                  "64-row warpgroups (it serves swap_ab=1, "
+                                  "where tile_m runs along wgmma's N)",
+                                  tm));
     // A persistent block stages its output after the ring.
     tessel::wgmma::Layout layout = tessel::wgmma::computeLayout(
         bm, bn, s.outBytes, stages, 1, 0, splits, s.wgmmaParts, persistent,

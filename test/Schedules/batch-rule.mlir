@@ -7,7 +7,7 @@
 // blocks, one wave).
 
 // CHECK-LABEL: func.func @bmm(
-// CHECK-SAME:    knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+// CHECK-SAME:    knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
 // CHECK-SAME:    batch = [16]
 func.func @bmm(%a: tensor<16x1024x1024xf16>, %b: tensor<16x1024x1024xf16>, %out: tensor<16x1024x1024xf16>) -> tensor<16x1024x1024xf16> {
   %zero = arith.constant 0.0 : f32
@@ -30,7 +30,7 @@ func.func @bmm(%a: tensor<16x1024x1024xf16>, %b: tensor<16x1024x1024xf16>, %out:
 // -----
 
 // CHECK-LABEL: func.func @mm(
-// CHECK-SAME:    knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// CHECK-SAME:    knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 func.func @mm(%a: tensor<1024x1024xf16>, %b: tensor<1024x1024xf16>, %out: tensor<1024x1024xf16>) -> tensor<1024x1024xf16> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<1024x1024xf32>

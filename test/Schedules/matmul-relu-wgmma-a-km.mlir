@@ -42,7 +42,7 @@
 // RUN: sed -e 's/136x200/1000x1000/g' -e 's/136x304/1000x1000/g' -e 's/200x304/1000x1000/g' \
 // RUN:   %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" | FileCheck %s --check-prefix=RULE1000
-// RULE1000: knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// RULE1000: knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 
 // Clusters of two along x share A's tile: each block loads half of each
 // 64-column box's K rows (32 x 64) and multicasts it to both.

@@ -12,12 +12,12 @@
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=192,tile_n=256,stages=3,split_k=1" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REGS
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: sed 's/^        cluster %%cluster$/        cluster %%cluster {copy_16b_rows_from = -1 : i64}/' \
+// RUN: sed 's/^        cluster %%cluster swap_ab %%swap_ab$/        cluster %%cluster swap_ab %%swap_ab {copy_16b_rows_from = -1 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/negative.mlir
 // RUN: not tessel-opt %s --split-input-file \
 // RUN:   --tessel-apply-schedule="schedule=%t/negative.mlir" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NEGATIVE
-// RUN: sed 's/^        cluster %%cluster$/        cluster %%cluster {read_misaligned_rows_max_k = -64 : i64}/' \
+// RUN: sed 's/^        cluster %%cluster swap_ab %%swap_ab$/        cluster %%cluster swap_ab %%swap_ab {read_misaligned_rows_max_k = -64 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/negative-read.mlir
 // RUN: not tessel-opt %s --split-input-file \
 // RUN:   --tessel-apply-schedule="schedule=%t/negative-read.mlir" 2>&1 \

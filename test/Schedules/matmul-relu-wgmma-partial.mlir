@@ -15,7 +15,7 @@
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t/unaligned/matmul_relu.launch.json
 // RUN: FileCheck %s --check-prefix=WAIT --input-file=%t/unaligned/matmul_relu_kernel_0.ptx
 // RUN: not grep griddepcontrol %t/unaligned/matmul_relu_kernel.ptx
-// RUN: sed 's/^        cluster %%cluster$/        cluster %%cluster {copy_16b_rows_from = 4096 : i64}/' \
+// RUN: sed 's/^        cluster %%cluster swap_ab %%swap_ab$/        cluster %%cluster swap_ab %%swap_ab {copy_16b_rows_from = 4096 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/copy-from-4096.mlir
 // RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%t/copy-from-4096.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/copy-from-4096 -o /dev/null
@@ -58,7 +58,7 @@
 // RUN: tessel-opt %t/few-reads-b.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=256,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/few-reads-b -o /dev/null
 // RUN: FileCheck %s --check-prefix=IN-PLACE --input-file=%t/few-reads-b/matmul_relu.launch.json
-// RUN: sed 's/^        cluster %%cluster$/        cluster %%cluster {read_misaligned_rows_max_k = 0 : i64}/' \
+// RUN: sed 's/^        cluster %%cluster swap_ab %%swap_ab$/        cluster %%cluster swap_ab %%swap_ab {read_misaligned_rows_max_k = 0 : i64}/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t/never-read.mlir
 // RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%t/never-read.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/never-read -o /dev/null

@@ -10,7 +10,7 @@
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=SKINNY
-// SKINNY: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 8 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// SKINNY: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 
 // K = 9 is one K step of mma.sync's smallest tile_k: a loop of one
 // iteration, which is not pipelined, so any stages value serves it; the
@@ -24,14 +24,14 @@
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir sm-count=16" \
 // RUN:   | FileCheck %s --check-prefix=FEW-SMS
-// FEW-SMS: knob_source = "rule (sm_90, 16 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+// FEW-SMS: knob_source = "rule (sm_90, 16 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
 
 // 4096^3: 128x256 blocks in groups of 8 block rows, persistent (512 tiles
 // for 132 SMs: each block walks about 4).
 // RUN: tessel-opt %examples/matmul_relu_4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=LARGE
-// LARGE: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+// LARGE: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
 
 // 1000^3: A's rows (2000 bytes) start on 16- but not 32-byte boundaries
 // and TMA reads them (it always reads such rows of A): the rule pairs the
@@ -41,12 +41,12 @@
 // RUN: sed 's/1024/1000/g' %examples/matmul_relu_1024_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=SLOW-ROWS
-// SLOW-ROWS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// SLOW-ROWS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 // RUN: sed 's/3x9xf16/1024x3000xf16/g; s/9x7xf16/3000x4096xf16/g; s/3x7xf/1024x4096xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=SLOW-ROWS-WIDE
-// SLOW-ROWS-WIDE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+// SLOW-ROWS-WIDE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
 
 // A persistent kernel runs one block per SM: its blocks get no credit for
 // company on the SM. 96x8579x4376 f16 had taken persistent 64x64 blocks
@@ -58,7 +58,7 @@
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=PERSISTENT-ALONE
-// PERSISTENT-ALONE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// PERSISTENT-ALONE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
 
 // A block alone on its SM gets 8 stages only where TMA reads both
 // operands: 12079x56x5100's A rows (10,200 bytes) are read by the
@@ -68,7 +68,7 @@
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=STAGED-READS
-// STAGED-READS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// STAGED-READS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 
 // 2048x5120x5120: 128x256 tiles fill 2.4 rounds of the 132 SMs, 128x160
 // tiles 3.9. With the weight stored [n, k] (B's box is the whole tile) the
@@ -79,12 +79,12 @@
 // RUN:   %S/Inputs/linear-relu-3x7x9-f16-nk.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=TILE160-NK
-// TILE160-NK: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 160 : i64}
+// TILE160-NK: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 160 : i64}
 // RUN: sed 's/3x9xf16/2048x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/2048x5120xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=TILE160-KN
-// TILE160-KN: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// TILE160-KN: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
 
 // One wave of blocks in groups of 8 block rows where B is the larger
 // operand (16 MB or more), so that blocks launched one after another share
@@ -95,12 +95,12 @@
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=ONE-WAVE-B
-// ONE-WAVE-B: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// ONE-WAVE-B: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
 // RUN: sed 's/3x9xf16/4096x11008xf16/g; s/9x7xf16/11008x512xf16/g; s/3x7xf/4096x512xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=ONE-WAVE-A
-// ONE-WAVE-A: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// ONE-WAVE-A: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
 
 // Decode layers (at most 64 rows, 8 MB or more of B, N of about 2750 or
 // more, rows on 16-byte boundaries): blocks ordered by how they stream B,
@@ -114,27 +114,27 @@
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=DECODE-WIDE
-// DECODE-WIDE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, tile_m = 64 : i64, tile_n = 128 : i64}
+// DECODE-WIDE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 64 : i64, tile_n = 128 : i64}
 // RUN: sed 's/3x9xf16/1x4096xf16/g; s/9x7xf16/4096x4096xf16/g; s/3x7xf/1x4096xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=DECODE-4096
-// DECODE-4096: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 8 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
+// DECODE-4096: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
 // RUN: sed 's/3x9xf16/8x2048xf16/g; s/9x7xf16/2048x2048xf16/g; s/3x7xf/8x2048xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=DECODE-NARROW
-// DECODE-NARROW: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 4 : i64, stages = 6 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
+// DECODE-NARROW: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 4 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
 // RUN: sed 's/1024/1008/g' %examples/matmul_relu_1024_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=ALIGNED-ROWS
-// ALIGNED-ROWS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// ALIGNED-ROWS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 
 // knobs= wins; the rule picks the rest.
 // RUN: tessel-opt %examples/matmul_relu_4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_n=128" \
 // RUN:   | FileCheck %s --check-prefix=GIVEN
-// GIVEN: knob_source = "rule (sm_90, 132 SMs); knobs= sets tile_n", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = {{[01]}} : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = {{[0-9]+}} : i64, tile_n = 128 : i64}
+// GIVEN: knob_source = "rule (sm_90, 132 SMs); knobs= sets tile_n", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = {{[01]}} : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = {{[0-9]+}} : i64, tile_n = 128 : i64}
 
 // An f32 output whose rows are not 16-byte aligned (N = 7001) is stored one
 // column at a time; with K = 8 the stores are the kernel, and the rule
@@ -157,7 +157,7 @@
 // RUN:   -e 's/yield \(.*\) : f16/yield \1 : f32/' %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=X3-THIN
-// X3-THIN: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 4 : i64, tile_m = 64 : i64, tile_n = 128 : i64}
+// X3-THIN: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 64 : i64, tile_n = 128 : i64}
 
 // TF32 at 2048^3: 128 tiles of 128x256, one per block, persistent (TF32
 // blocks of one tile ran 1.02x-1.04x faster persistent on five such shapes
@@ -166,7 +166,7 @@
 // RUN:   %examples/matmul_relu_2048_f32.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=TF32-ONE-TILE
-// TF32-ONE-TILE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+// TF32-ONE-TILE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
 
 // Knob options no kernel can use (0, negative, 2^62) are not ranked (the
 // rule divided by a zero tile_k): it picks the one usable point.
@@ -186,7 +186,7 @@
 // RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir defaults=schedule" \
 // RUN:   | FileCheck %s --check-prefix=WRITTEN
-// WRITTEN: knob_source = "schedule defaults", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// WRITTEN: knob_source = "schedule defaults", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
 
 // A list of schedules: mma.sync cannot take f32 inputs, SIMT serves them; a
 // remark says which served and why the others could not.
@@ -198,10 +198,15 @@
 
 // When none serves the payload, the first schedule's own diagnostics are
 // shown, then one line per schedule (3xTF32 tiles are at most 128 columns
-// wide).
+// wide, swapped or not: 256x256). With tile_n=256 alone the rule serves it
+// swapped: 256 output columns along wgmma's M, the rows along its N.
 // RUN: not tessel-opt %examples/matmul_relu_1024_f32.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir,%schedules/matmul_relu_mma.mlir knobs=tile_n=256" 2>&1 \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir,%schedules/matmul_relu_mma.mlir knobs=tile_m=256,tile_n=256" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NONE
+// RUN: tessel-opt %examples/matmul_relu_1024_f32.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_n=256" \
+// RUN:   | FileCheck %s --check-prefix=SWAPPED
+// SWAPPED: knobs = {{{.*}} swap_ab = 1 : i64, tile_m = {{64|128}} : i64, tile_n = 256 : i64}
 // NONE: matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the block tile N = 256 needs 256 accumulator registers per thread (3xTF32 keeps two sets); at most 128
 // NONE: matmul_relu_1024_f32.mlir:4:1: error: no schedule serves this payload: schedule '{{.*}}matmul_relu_wgmma.mlir' cannot serve it: the block tile N = 256 needs 256 accumulator registers per thread (3xTF32 keeps two sets); at most 128; schedule '{{.*}}matmul_relu_mma.mlir' cannot serve it: mma.sync needs f16 or bf16 inputs (both the same) and an f32 accumulator
 
@@ -212,7 +217,7 @@
 // RUN: tessel-opt %S/Inputs/matmul-relu-2000x3000x1500-f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=WAVES
-// WAVES: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, tile_m = 128 : i64, tile_n = 192 : i64}
+// WAVES: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 192 : i64}
 
 // Knobs one schedule lacks make it skip that schedule (stage_output is an
 // mma.sync knob).

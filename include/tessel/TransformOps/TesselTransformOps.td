@@ -422,6 +422,19 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
       TMA cannot read are copied; `split_k` > 1, 3xTF32 and a launch that
       already has clusters are refused.
 
+    - With `swap_ab` = 1 (an optional param, default 0), the block computes
+      its output tile transposed, `C^T = B^T * A^T`: B's tile is wgmma's A
+      operand (64 of the output's columns per consumer warpgroup) and A's
+      tile its B (the output's rows along wgmma's N, in steps of 8), so
+      that a tile of 160 rows is wgmma's N = 160 rather than three 64-row
+      warpgroups of its M, the last half empty. `BM` and `BN` below are then the transposed tile's (the
+      block's columns and rows), a K-major operand stays K-major in its
+      new role, and each refusal says that the tile was transposed. The
+      epilogue reads its extra operands in output order (a bias along the
+      output's columns runs along the accumulator's rows) and stages the
+      tile as the output holds it, so the stores stay coalesced chunks;
+      split-K, `persistent` and `cluster` apply unchanged.
+
     The consumers' K loop is returned and marked with the unit attribute
     `tessel.wgmma_main_loop`. The launch gets `128 * (BM / 64 + 1)` threads
     along x and `max(ring, staged tile) + 1024` bytes of workgroup memory
@@ -466,8 +479,9 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     effects; `cluster` is not 1 or 2, or is 2 with `split_k` > 1, 3xTF32,
     a launch with clusters, or a grid that cannot be paired (a grid that
     is not constant or has odd x and y extents; persistent: an odd number
-    of tiles). Fails definitely when `stages`, `split_k`, `persistent` or
-    `cluster` does not hold exactly one integer, or when `copy_16b_rows_from` or
+    of tiles); `swap_ab` is not 0 or 1. Fails definitely when `stages`,
+    `split_k`, `persistent`, `cluster` or `swap_ab` does not hold exactly
+    one integer, or when `copy_16b_rows_from` or
     `read_misaligned_rows_max_k` is negative.
   }];
 
@@ -476,12 +490,14 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
                        Optional<TransformParamTypeInterface>:$split_k,
                        Optional<TransformParamTypeInterface>:$persistent,
                        Optional<TransformParamTypeInterface>:$cluster,
+                       Optional<TransformParamTypeInterface>:$swap_ab,
                        OptionalAttr<I64Attr>:$copy_16b_rows_from,
                        OptionalAttr<I64Attr>:$read_misaligned_rows_max_k);
   let results = (outs TransformHandleTypeInterface:$loop);
   let assemblyFormat = [{
     $target `stages` $stages (`split_k` $split_k^)?
-    (`persistent` $persistent^)? (`cluster` $cluster^)? attr-dict `:`
+    (`persistent` $persistent^)? (`cluster` $cluster^)?
+    (`swap_ab` $swap_ab^)? attr-dict `:`
     functional-type(operands, results)
   }];
   let cppNamespace = "::tessel";

@@ -117,12 +117,14 @@ inline int64_t bRingRows(int64_t bn, bool bKMajor) {
 /// ring (the epilogue's staged output tile reuses both), K split over
 /// `splits` blocks of a cluster (their f32 partial tiles reuse them too),
 /// `parts` copies of each operand tile per stage; a `persistent` block
-/// (which walks several tiles) stages its output tile after the ring.
+/// (which walks several tiles) stages its output tile after the ring. A
+/// block that computes the output's tile transposed (`transposedOut`,
+/// swap-AB) stages it as the output holds it: bn rows of bm columns.
 inline Layout computeLayout(int64_t bm, int64_t bn, int64_t outBytes,
                             int64_t stages, int64_t producers = 1,
                             int64_t stagingBytes = 0, int64_t splits = 1,
                             int64_t parts = 1, bool persistent = false,
-                            bool bKMajor = false) {
+                            bool bKMajor = false, bool transposedOut = false) {
   Layout l;
   l.consumers = bm / kWgmmaM;
   l.producers = producers;
@@ -133,9 +135,12 @@ inline Layout computeLayout(int64_t bm, int64_t bn, int64_t outBytes,
   l.aStageBytes = parts * l.aPartBytes;
   l.bStageBytes = parts * l.bPartBytes;
   l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
+  // A transposed subtile, subtileCols(outBytes) rows of kWgmmaM + kStagePad
+  // columns, takes at most as much.
   l.subtileBytes = kWgmmaM * (subtileCols(outBytes) + kStagePad) * outBytes;
-  l.stagedBytes = persistent ? l.consumers * l.subtileBytes
-                             : bm * (bn + kStagePad) * outBytes;
+  l.stagedBytes = persistent      ? l.consumers * l.subtileBytes
+                  : transposedOut ? bn * (bm + kStagePad) * outBytes
+                                  : bm * (bn + kStagePad) * outBytes;
   l.stagingBytes = stagingBytes;
   l.partialBytes = splits > 1 ? bm * bn * 4 : 0;
   if (persistent)

@@ -1,0 +1,109 @@
+// Swap-AB on the wgmma schedule (knob swap_ab): the blocks compute the
+// output's tiles transposed, C^T = B^T A^T. B's tile is wgmma's A operand
+// (a weight [n, k] is K-major there, 64 output columns per consumer
+// warpgroup) and A's tile its B operand (tile_m output rows along wgmma's
+// N). The epilogue sees each pair of accumulators as two rows of one
+// output column: a bias over columns is one scalar per pair, and the
+// pair is staged transposed (two 16-bit stores) so that the tile leaves in
+// the output's rows, 16 bytes at a time. (Checked on an H100:
+// knob-sweep-swap-ab-gpu.test; docs/wgmma.md, "Swap-AB".)
+//
+// A Linear layer, x [200, 72] and W [136, 72], bias + ReLU, f16: 64x128
+// tiles swapped are m64n64 wgmma instructions, 2 consumer warpgroups.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=128,stages=4,group_m=8,split_k=1,persistent=0,cluster=1,swap_ab=1" \
+// RUN:   | FileCheck %s
+// RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=128,stages=4,group_m=8,split_k=1,persistent=0,cluster=1,swap_ab=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/k -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t/k/linear_kernel.ptx
+// RUN: FileCheck %s --check-prefix=MAPS --input-file=%t/k/linear.launch.json
+
+// CHECK-LABEL: func.func @linear(
+// CHECK:         threads({{[^)]+}}) in ({{[^=]+}} = %c128{{[_0-9]*}}, {{[^=]+}} = %c3{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
+// Both operands K-major: no transpose flag.
+// CHECK:         nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// The bias (over the output's columns: the computed tile's rows) is one
+// element per row a thread holds.
+// CHECK:         memref.load {{.*}} : memref<?xf16, strided<[1], offset: ?>>
+// The staged tile is the output's: 64 rows of 128 + 8 columns, written
+// one element at a time.
+// CHECK:         memref.store {{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>
+// CHECK:         vector.store {{.*}} : memref<?x?xf16, strided<[136, 1], offset: ?>>, vector<8xf16>
+
+// PTX-NOT: wgmma.mma_async{{.*}}, p, 1,  1, 1,
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1,  1, 0,  0;
+// PTX-NOT: wgmma.mma_async{{.*}}, p, 1,  1, 1,
+// 16 pairs per thread, 32 stores.
+// PTX-COUNT-32: st.shared.b16
+
+// The weight's tensor map (argument 1) has the 128-row box of wgmma's A,
+// x's (argument 0) the 64-row box of its B.
+// MAPS:      "argument": 1,
+// MAPS-NEXT: "box": [
+// MAPS-NEXT:   128,
+// MAPS-NEXT:   64
+// MAPS:      "argument": 0,
+// MAPS-NEXT: "box": [
+// MAPS-NEXT:   64,
+// MAPS-NEXT:   64
+// MAPS:      "swap_ab": "1",
+
+// Persistent blocks stage each warpgroup's 64 output columns 64 rows at a
+// time (64 x 72 elements); split-K blocks store their share of the
+// computed tile's columns, which are output rows; clusters multicast as
+// without the swap. A matmul with B [k, n] reads it as an MN-major A
+// (imm-trans-a).
+// RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1,persistent=1,cluster=1,swap_ab=1" \
+// RUN:   | FileCheck %s --check-prefix=PERSISTENT
+// PERSISTENT: } {tessel.persistent_tiles = 4 : i64}
+// PERSISTENT: memref.store {{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>
+// RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=128,stages=4,group_m=8,split_k=2,persistent=0,cluster=1,swap_ab=1" \
+// RUN:   | FileCheck %s --check-prefix=SPLIT
+// SPLIT: gpu.cluster_block_id z
+// SPLIT: nvvm.mapa
+// SPLIT: memref.store {{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>
+// RUN: tessel-opt %S/Inputs/matmul-relu-a-km-200x304x136-f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=160,tile_n=128,stages=4,group_m=8,split_k=1,persistent=0,cluster=2,swap_ab=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/c -o /dev/null
+// RUN: FileCheck %s --check-prefix=CLUSTER --input-file=%t/c/matmul_relu_kernel.ptx
+// CLUSTER: .reqnctapercluster
+// CLUSTER: wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 {{.*}}, p, 1,  1, 1,  1;
+// CLUSTER: multicast::cluster
+
+// What swap_ab cannot be is refused, naming the knob (a copy of the
+// schedule offers more values); a tile the swapped block cannot hold says
+// that the roles traded.
+// RUN: sed 's/from options = \[0, 1\] -> !transform.param<i64>/from options = [0, 1, 2] -> !transform.param<i64>/' \
+// RUN:   %schedules/matmul_relu_wgmma.mlir > %t/swap.mlir
+// RUN: not tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%t/swap.mlir knobs=tile_m=64,tile_n=128,stages=4,swap_ab=2" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=VALUE
+// VALUE: error: swap_ab = 2 must be 0 or 1
+// RUN: not tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=256,tile_n=256,stages=4,swap_ab=1" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=ROLES
+// ROLES: error: {{.*}}(swap_ab = 1: the block computes the transposed tile, whose M is the output's columns and N its rows)
+
+// The rule swaps only 16-bit matmuls of 65-256 rows whose last 64-row
+// warpgroup would be at most half full (M % 64 in 1..32) and whose B holds
+// 32 MB or more (docs/knob-rule.md, "Medium-M layers"): this small layer
+// keeps its unswapped kernel; 160 and 96 rows of 8192x8192 take all their
+// rows in one block (wgmma's N = 160, or 128 for 96), 128 and 320 rows
+// (whole warpgroups) are not swapped.
+// RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir defaults=rule" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/r -o /dev/null
+// RUN: FileCheck %s --check-prefix=RULE --input-file=%t/r/linear.launch.json
+// RULE: "swap_ab": "0",
+// RUN: for m in 160 96 128 320; do \
+// RUN:   sed -e "s/128x4096/${m}x8192/g" -e 's/4096x4096/8192x8192/g' %examples/matmul_relu_128x4096x4096_f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir"; done \
+// RUN:   | FileCheck %s --check-prefix=RULE-ROWS
+// RULE-ROWS: knobs = {{{.*}} split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 64 : i64}
+// RULE-ROWS: knobs = {{{.*}} split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// RULE-ROWS: knobs = {{{.*}} swap_ab = 0 : i64, tile_m = 128 : i64
+// RULE-ROWS: knobs = {{{.*}} swap_ab = 0 : i64, tile_m = 128 : i64
