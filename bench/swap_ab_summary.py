@@ -7,7 +7,8 @@ cuBLASLt's fused epilogue against both.
 
     python3 bench/swap_ab_summary.py DIR/held2.json:old:new DIR/grid.json:noswap:rule
 
-Each argument is FILE:UNSWAPPED:SWAPPED (variant names). Needs
+Each argument is FILE:UNSWAPPED:SWAPPED (variant names; SWAPPED may list
+several, comma-separated, of which the one with the rule's knobs counts). Needs
 build/bin/tessel-opt (the rule's picks, tessel-apply-schedule only).
 """
 
@@ -52,13 +53,16 @@ def main():
             pick = rule_pick(r["m"], r["n"], r["k"], r["dtype"], r.get("weight"))
             if pick.get("swap_ab") != "1":
                 continue
-            measured = v[swapped].get("knobs", {})
-            if any(str(measured.get(name)) != value for name, value in pick.items()):
+            match = [name for name in swapped.split(",")
+                     if all(str(v[name].get("knobs", {}).get(knob)) == value
+                            for knob, value in pick.items())]
+            if not match:
                 continue
-            gain = v[unswapped]["ms"] / v[swapped]["ms"]
+            ms = v[match[0]]["ms"]
+            gain = v[unswapped]["ms"] / ms
             file_gains.append(gain)
             contender_before.append(v["cublaslt"]["ms"] / v[unswapped]["ms"])
-            contender_after.append(v["cublaslt"]["ms"] / v[swapped]["ms"])
+            contender_after.append(v["cublaslt"]["ms"] / ms)
             print(f"  {r['m']}x{r['n']}x{r['k']} {r['dtype']} {r.get('weight') or 'kn'}: "
                   f"{gain:.3f}x")
         if file_gains:

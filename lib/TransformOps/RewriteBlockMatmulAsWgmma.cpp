@@ -1831,39 +1831,21 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
            << "read_misaligned_rows_max_k = " << *givenReadMaxK
            << " must not be negative (0 copies every such operand)";
   int64_t readMaxK = givenReadMaxK.value_or(-1); // -1: the default below.
-  int64_t splits = 1;
-  if (getSplitK()) {
-    FailureOr<int64_t> given = tessel::getSingleIntParam(state, getSplitK());
-    if (failed(given))
-      return emitDefiniteFailure()
-             << "expected each param to hold exactly one integer";
-    splits = *given;
-  }
-  int64_t persistent = 0;
-  if (getPersistent()) {
-    FailureOr<int64_t> given =
-        tessel::getSingleIntParam(state, getPersistent());
-    if (failed(given))
-      return emitDefiniteFailure()
-             << "expected each param to hold exactly one integer";
-    persistent = *given;
-  }
-  int64_t cluster = 1;
-  if (getCluster()) {
-    FailureOr<int64_t> given = tessel::getSingleIntParam(state, getCluster());
-    if (failed(given))
-      return emitDefiniteFailure()
-             << "expected each param to hold exactly one integer";
-    cluster = *given;
-  }
-  int64_t swapAB = 0;
-  if (getSwapAb()) {
-    FailureOr<int64_t> given = tessel::getSingleIntParam(state, getSwapAb());
-    if (failed(given))
-      return emitDefiniteFailure()
-             << "expected each param to hold exactly one integer";
-    swapAB = *given;
-  }
+  // The optional params' one integer each, or their defaults.
+  auto optionalParam = [&](Value param,
+                           int64_t fallback) -> FailureOr<int64_t> {
+    if (!param)
+      return fallback;
+    return tessel::getSingleIntParam(state, param);
+  };
+  FailureOr<int64_t> given[] = {
+      optionalParam(getSplitK(), 1), optionalParam(getPersistent(), 0),
+      optionalParam(getCluster(), 1), optionalParam(getSwapAb(), 0)};
+  if (llvm::any_of(given, [](FailureOr<int64_t> v) { return failed(v); }))
+    return emitDefiniteFailure()
+           << "expected each param to hold exactly one integer";
+  int64_t splits = *given[0], persistent = *given[1], cluster = *given[2],
+          swapAB = *given[3];
   auto transformOp = cast<transform::TransformOpInterface>(getOperation());
 
   SmallVector<Operation *> loops;

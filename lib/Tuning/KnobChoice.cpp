@@ -167,9 +167,11 @@ constexpr double kClusterMinFlops = 1e9;
 /// class (estimate()), which puts it after every point without the swap.
 constexpr double kUncalibratedSwap = 1e9;
 /// The rows of a matmul whose swap-AB points the rule ranks first (beyond
-/// 64, which the decode ordering serves; up to one wgmma N of 256), and
-/// the least bytes of its B.
-constexpr int64_t kSwapMaxRows = 256;
+/// 64, which the decode ordering serves): in one row of blocks up to
+/// wgmma's largest N, in two up to two 160-row blocks; and the least bytes
+/// of its B.
+constexpr int64_t kWgmmaMaxN = 256;
+constexpr int64_t kSwapMaxRows = 320;
 constexpr double kSwapMinBytes = 32e6;
 /// The most elements of one matrix (M x K, K x N or M x N) the rule
 /// estimates (2^40: no GPU holds more) and the largest knob value it
@@ -183,21 +185,27 @@ constexpr int64_t kMaxModeledKnob = int64_t(1) << 16;
 constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 16;
 
 /// Whether the rule ranks the swap-AB points of `s` first: a 16-bit matmul
-/// of 65 to kSwapMaxRows rows on operands TMA reads (16-byte aligned rows),
-/// unbatched, with a B of kSwapMinBytes or more, whose last 64-row
-/// warpgroup would be at most half full unswapped (M % 64 in 1..32).
-/// Measured on an H100 (bench/results/hopper-v2, "Swap-AB"): on 25
-/// layers that played no part in choosing this class (M of 88 to 216),
-/// the swapped kernels the rule picks ran 1.088x the unswapped ones in
+/// on operands TMA reads (16-byte aligned rows), unbatched, with a B of
+/// kSwapMinBytes or more, and
+/// - 65 to 256 rows whose last 64-row warpgroup would be at most half full
+///   unswapped (M % 64 in 1..32), or
+/// - 257 to kSwapMaxRows rows: two rows of 160-row blocks, where the
+///   unswapped kernels take three rows of 128 or five of 64.
+/// Measured on an H100 (bench/results/hopper-v2, "Swap-AB"): on 25 layers
+/// that played no part in choosing the first class (M of 88 to 216), the
+/// swapped kernels the rule picks ran 1.088x the unswapped ones in
 /// geometric mean (0.949x-1.664x, 23 at 0.98x or more), 1.093x on all 66
-/// such layers measured; at other row counts (112, 128, 176, 192, 240, 256,
-/// 288-512) swapped points ran 0.48x-1.71x, mostly slower, so those keep
-/// the unswapped kernels.
+/// such layers measured; the second class's picks ran 1.246x the
+/// unswapped rule's kernels on the 37 layers of 264-320 rows it was drawn
+/// from and 1.306x (1.060x-1.705x) on 25 layers of five other weights. At
+/// other row counts (112, 128, 176, 192, 240, 256, 352-512) swapped points
+/// ran 0.36x-1.31x, mostly slower, so those keep the unswapped kernels.
 bool swapsRows(const ProblemShape &s) {
   auto aligned = [&](int64_t elems) { return (elems * s.inBytes) % 16 == 0; };
   int64_t residue = s.m % 64;
-  return s.inBytes == 2 && s.wgmmaParts == 1 && s.batch == 1 && s.m > 64 &&
-         s.m <= kSwapMaxRows && residue >= 1 && residue <= 32 &&
+  bool rows = s.m > kWgmmaMaxN ? s.m <= kSwapMaxRows
+                               : s.m > 64 && residue >= 1 && residue <= 32;
+  return s.inBytes == 2 && s.wgmmaParts == 1 && s.batch == 1 && rows &&
          double(s.n) * double(s.k) * double(s.inBytes) >= kSwapMinBytes &&
          aligned(s.k) && aligned(s.n) && aligned(s.m);
 }
@@ -257,28 +265,39 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
       return time * kUncalibratedSwap;
     // In that class the swapped blocks stream the weight (B) and the
     // points are ordered as the measurements ranked them, each criterion
-    // outweighing the later ones together: all of M in one row of blocks
-    // in the narrowest tile_m that holds it; the
-    // blocks in as few waves as possible, filling the last one; no split
-    // where a split adds nothing; 64 output columns per block; the deepest
-    // ring up to 8 stages; no persistent blocks, clusters or block groups.
-    // The result is below every other point's estimate, so it ranks first.
+    // outweighing the later ones together: M in the fewest rows of blocks
+    // (one up to wgmma's largest N), in the narrowest tile_m that gives
+    // them; the blocks in as few waves as possible, filling the last one;
+    // no split where a split adds nothing; the narrowest tile_n; the
+    // deepest ring up to 8 stages; no persistent blocks or clusters, and
+    // block groups of 8 rows where there are several rows of blocks (the
+    // blocks that read the same weight tile run together: 1.12x at 264-320
+    // rows), none otherwise. The result is below every other point's
+    // estimate, so it ranks first.
     int64_t tm = p.get("tile_m").value_or(0), tn = p.get("tile_n").value_or(0);
     int64_t splits = p.get("split_k").value_or(1);
     int64_t stages = p.get("stages").value_or(0);
+    if (tm < 1 || tn < 1)
+      return kInfeasible;
+    int64_t rowBlocks = llvm::divideCeil(s.m, tm);
+    int64_t fewestRowBlocks = llvm::divideCeil(s.m, kWgmmaMaxN);
+    bool severalRows = rowBlocks > 1;
     double order = 0;
-    // (64 or 128 columns split at most in two: what was measured.)
-    if (tm < s.m || (tn != 64 && tn != 128) || splits > 2)
+    // (64 or 128 columns split at most in two; in several rows of blocks
+    // 64, 128 or 192 unsplit: what was measured.)
+    if (rowBlocks > fewestRowBlocks ||
+        (tn != 64 && tn != 128 && !(severalRows && tn == 192)) ||
+        splits > (severalRows ? 1 : 2))
       order += 1000;
     order += 1e-3 * tm;
-    int64_t blocks = llvm::divideCeil(s.n, tn) * splits;
+    int64_t blocks = rowBlocks * llvm::divideCeil(s.n, tn) * splits;
     int64_t waves = llvm::divideCeil(blocks, chip.smCount);
     order += 10.0 * double(waves - 1) +
              (1.0 - double(blocks) / double(waves * chip.smCount));
-    order += 1e-2 * double(splits - 1) + 1e-3 * (tn != 64) +
+    order += 1e-2 * double(splits - 1) + 1e-3 * double(tn / 64 - 1) +
              1e-4 * double(std::abs(stages - 8));
     if (p.get("persistent").value_or(0) || p.get("cluster").value_or(1) != 1 ||
-        p.get("group_m").value_or(1) != 1)
+        p.get("group_m").value_or(1) != (severalRows ? 8 : 1))
       order += 100;
     return 1e-9 * (1.0 + order);
   }

@@ -88,22 +88,32 @@
 // RUN:   | FileCheck %s --check-prefix=ROLES
 // ROLES: error: {{.*}}(swap_ab = 1: the block computes the transposed tile, whose M is the output's columns and N its rows)
 
-// The rule swaps only 16-bit matmuls of 65-256 rows whose last 64-row
-// warpgroup would be at most half full (M % 64 in 1..32) and whose B holds
-// 32 MB or more (docs/knob-rule.md, "Medium-M layers"): this small layer
-// keeps its unswapped kernel; 160 and 96 rows of 8192x8192 take all their
-// rows in one block (wgmma's N = 160, or 128 for 96), 128 and 320 rows
-// (whole warpgroups) are not swapped.
+// The rule swaps only 16-bit matmuls with a B of 32 MB or more
+// (docs/knob-rule.md, "Medium-M layers") of 65-256 rows whose last 64-row
+// warpgroup would be at most half full (M % 64 in 1..32), or of 257-320
+// rows: this small layer keeps its unswapped kernel; 160 and 96 rows of
+// 8192x8192 take all their rows in one block (wgmma's N = 160, or 128 for
+// 96), 128 rows (whole warpgroups) and 352 are not swapped, and 320 rows
+// take two rows of 160-row blocks, grouped by 8 so that the blocks reading
+// one weight tile run together; 320x4096x4096 takes 64-column blocks (128
+// of them, one wave), 320x11008x11008 192-column ones (116, one wave).
 // RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir defaults=rule" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/r -o /dev/null
 // RUN: FileCheck %s --check-prefix=RULE --input-file=%t/r/linear.launch.json
 // RULE: "swap_ab": "0",
-// RUN: for m in 160 96 128 320; do \
+// RUN: for m in 160 96 128 352 320; do \
 // RUN:   sed -e "s/128x4096/${m}x8192/g" -e 's/4096x4096/8192x8192/g' %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir"; done \
 // RUN:   | FileCheck %s --check-prefix=RULE-ROWS
-// RULE-ROWS: knobs = {{{.*}} split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 64 : i64}
-// RULE-ROWS: knobs = {{{.*}} split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// RULE-ROWS: knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 64 : i64}
+// RULE-ROWS: knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 // RULE-ROWS: knobs = {{{.*}} swap_ab = 0 : i64, tile_m = 128 : i64
 // RULE-ROWS: knobs = {{{.*}} swap_ab = 0 : i64, tile_m = 128 : i64
+// RULE-ROWS: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 128 : i64}
+// RUN: for n in 4096 11008; do \
+// RUN:   sed -e "s/128x4096/320x${n}/g" -e "s/4096x4096/${n}x${n}/g" %examples/matmul_relu_128x4096x4096_f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir"; done \
+// RUN:   | FileCheck %s --check-prefix=RULE-COLS
+// RULE-COLS: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 64 : i64}
+// RULE-COLS: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 5 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 192 : i64}
