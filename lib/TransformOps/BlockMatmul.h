@@ -223,6 +223,16 @@ protected:
   }
   /// Dimension `i` of a memref (a constant when static).
   mlir::Value dim(mlir::Value memref, int64_t i);
+  /// The elements of dimension `i` of `memref` from `origin` on, at least 0
+  /// (forEachChunk compares unsigned); without an origin, all of them.
+  mlir::Value extentPast(mlir::Value memref, int64_t i, mlir::Value origin) {
+    mlir::Value extent = dim(memref, i);
+    if (!origin)
+      return extent;
+    mlir::Value left = sub(extent, origin);
+    mlir::Value zero = cst(0);
+    return mlir::arith::MaxSIOp::create(b, loc, left, zero);
+  }
   /// The workgroup (shared) memory space.
   mlir::Attribute workgroupSpace() {
     return mlir::gpu::AddressSpaceAttr::get(

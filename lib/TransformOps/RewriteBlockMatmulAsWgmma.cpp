@@ -731,14 +731,12 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
         bool kMajor = op.isA || bm.bKMajor();
         Value rowOrigin = kMajor ? mn0 : k0, colOrigin = kMajor ? k0 : mn0;
         // Clamped at 0: past the last K step (the refills of the last slots)
-        // nothing is valid, and forEachChunk compares rows unsigned.
-        auto left = [&](int64_t d, Value origin) -> Value {
-          return arith::MaxSIOp::create(
-              b, loc, sub(dim(op.t->source, d), origin), cst(0));
-        };
+        // nothing is valid.
+        Value validRows = extentPast(op.t->source, 0, rowOrigin);
+        Value validCols = extentPast(op.t->source, 1, colOrigin);
         int64_t j = 0;
         forEachChunk(tidX, op.rows, op.cols, kChunk, kWarpgroupThreads,
-                     left(0, rowOrigin), left(1, colOrigin),
+                     validRows, validCols,
                      [&](Value row, Value col, Value valid) {
                        ChunkGranules at = chunkGranuleIndices(
                            op.t->source, op.flat, add(rowOrigin, row),
@@ -1380,17 +1378,8 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
   Value outColOrigin = bm.swapped ? Value() : colOrigin;
   int64_t regionRows = bm.swapped ? cols : bm.m;
   int64_t regionCols = bm.swapped ? bm.m : cols;
-  // forEachChunk compares unsigned: no valid row or column is 0, not
-  // negative.
-  auto left = [&](int64_t d, Value origin) -> Value {
-    Value valid = dim(bm.out, d);
-    if (!origin)
-      return valid;
-    return arith::MaxSIOp::create(b, loc, sub(valid, origin), cst(0));
-  };
-  // (Rows first: the order of the IR the unswapped tile has always had.)
-  Value validRows = left(0, rowOrigin);
-  Value validCols = left(1, outColOrigin);
+  Value validRows = extentPast(bm.out, 0, rowOrigin);
+  Value validCols = extentPast(bm.out, 1, outColOrigin);
   forEachChunk(tid, regionRows, regionCols, elems,
                kWarpgroupThreads * l.consumers, validRows, validCols,
                [&](Value row, Value col, Value valid) {
@@ -1466,14 +1455,9 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
                                128 / bm.outType.getIntOrFloatBitWidth());
   auto vecType = VectorType::get({elems}, bm.outType);
   Value rowOrigin = mul(consumer, kWgmmaM);
-  // forEachChunk compares unsigned: no valid row or column is 0.
-  auto left = [&](int64_t d, Value origin) -> Value {
-    Value valid = sub(dim(bm.out, d), origin);
-    return arith::MaxSIOp::create(b, loc, valid, cst(0));
-  };
   // What the output has past the warpgroup's rows of the computed tile
   // (swapped: its columns), the same for every subtile.
-  Value warpgroupLeft = left(bm.swapped ? 1 : 0, rowOrigin);
+  Value warpgroupLeft = extentPast(bm.out, bm.swapped ? 1 : 0, rowOrigin);
   // Pairs come in 8-column groups j, two rows each (pairs[2 * j + h]). The
   // last subtile is narrower where the tile's width is not a multiple of
   // subCols (160 16-bit columns: 64, 64 and 32).
@@ -1489,8 +1473,8 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
     Value outCol = bm.swapped ? rowOrigin : colOrigin;
     forEachChunk(tidX, bm.swapped ? width : kWgmmaM,
                  bm.swapped ? kWgmmaM : width, elems, kWarpgroupThreads,
-                 bm.swapped ? left(0, colOrigin) : warpgroupLeft,
-                 bm.swapped ? warpgroupLeft : left(1, colOrigin),
+                 bm.swapped ? extentPast(bm.out, 0, colOrigin) : warpgroupLeft,
+                 bm.swapped ? warpgroupLeft : extentPast(bm.out, 1, colOrigin),
                  [&](Value row, Value col, Value valid) {
                    Value v = vector::LoadOp::create(b, loc, vecType, buffer,
                                                     ValueRange{row, col});
