@@ -5,7 +5,7 @@ each sweep's status line and any FAIL line, in the order of the tests,
 until a time limit.
 
     B=/tmp/tessel/tessel python3 bench/gpu_sweeps.py OUT --seconds 520 \\
-        [--tests knob-sweep-persistent-gpu,...] [--match wgmma]
+        [--tests knob-sweep-persistent-gpu,...] [--match wgmma] [--first N]
 
 B is the bundle's root (bin/, schedules/); each sweep writes its JSON to
 OUT/<test>-<n>.json. Exit status 1 if a sweep failed or did not finish.
@@ -45,6 +45,8 @@ def main():
     p.add_argument("--tests", default=",".join(TESTS))
     p.add_argument("--match", default="wgmma",
                    help="only the sweeps whose command contains this")
+    p.add_argument("--first", type=int, default=0,
+                   help="at most this many sweeps of each test (0: all)")
     args = p.parse_args()
     bundle = os.environ["B"]
     out = pathlib.Path(args.out)
@@ -52,9 +54,13 @@ def main():
     deadline = time.time() + args.seconds
     ok = True
     for test in args.tests.split(","):
+        taken = 0
         for i, command in enumerate(sweep_commands(test)):
             if args.match not in command:
                 continue
+            if args.first and taken == args.first:
+                break
+            taken += 1
             command = (command.replace("%tessel_src/", f"{ROOT}/")
                        .replace("%tessel_tools", f"{bundle}/bin")
                        .replace("%schedules", f"{bundle}/schedules")

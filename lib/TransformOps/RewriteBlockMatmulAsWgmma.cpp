@@ -467,6 +467,12 @@ private:
   /// rank in its cluster (index) and its partner's (i32), and whether the
   /// current tile's A and B tiles are the partner's too (i1).
   Value halfDescA, halfDescB, rank, partnerRank, sharesA, sharesB;
+  /// A K-major operand whose rows its tiles do not divide: the rows of its
+  /// last tile (0: every tile is whole), and a tensor map of a box of that
+  /// many rows, which that tile loads instead of the whole box (TMA's
+  /// zero-filled rows past the operand are slow: loadRows).
+  int64_t edgeRowsA = 0, edgeRowsB = 0;
+  Value edgeDescA, edgeDescB;
   /// The block's batch indices in A and B (empty without batch).
   SmallVector<Value> batchA, batchB;
 };
@@ -563,6 +569,27 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
   int64_t tmaBytes = (readA ? 0 : l.aPartBytes) + (readB ? 0 : l.bPartBytes);
   if (tmaBytes == 0)
     return;
+  // Whether the tile of a K-major operand from `origin` is its last, partial
+  // one (its rows past the operand number `rows` - `edgeRows`), loaded alone
+  // (not shared with a partner, whose half boxes stay whole): then only its
+  // `edgeRows` rows are loaded. Null where no tile is partial.
+  auto edgeTile = [&](const TiledOperand &t, int64_t edgeRows, Value origin,
+                      Value shared) -> Value {
+    if (!edgeRows)
+      return Value();
+    int64_t rank = cast<MemRefType>(t.source.getType()).getRank();
+    Value rowsLeft = sub(dim(t.source, rank - 2), origin);
+    Value edge = eq(rowsLeft, edgeRows);
+    if (multicasts())
+      edge = arith::AndIOp::create(
+          b, loc, edge,
+          arith::XOrIOp::create(
+              b, loc, shared,
+              arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
+    return edge;
+  };
+  Value edgeA = readA ? Value() : edgeTile(a, edgeRowsA, m0, sharesA);
+  Value edgeB = readB ? Value() : edgeTile(bOp, edgeRowsB, n0, sharesB);
   // One thread issues the TMA loads and the transaction count (the only
   // thread here when no operand is filled by the threads).
   OpBuilder::InsertionGuard inner(b);
@@ -571,7 +598,18 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
                                       /*withElse=*/false);
     b.setInsertionPointToStart(ifLeader.thenBlock());
   }
-  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, cst(tmaBytes), stage,
+  // The bytes TMA writes: whole boxes (their zero-filled rows and columns
+  // count), less the rows an edge tile does not load.
+  Value txBytes = cst(tmaBytes);
+  auto lessEdgeRows = [&](Value edge, int64_t rows, int64_t edgeRows) {
+    if (edge)
+      txBytes =
+          sub(txBytes,
+              select(edge, cst((rows - edgeRows) * wgmma::kRowBytes), cst(0)));
+  };
+  lessEdgeRows(edgeA, bm.m, edgeRowsA);
+  lessEdgeRows(edgeB, bm.n, edgeRowsB);
+  nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, txBytes, stage,
                                           Value());
   int64_t batchRank = batchA.size();
   auto tile = [&](int64_t rows, int64_t cols) {
@@ -603,10 +641,31 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
            half ? tileK() / 2 : tileK(), kBoxN, addC(mn0, j * kBoxN), k0,
            batch, half);
   };
+  // A K-major operand's box of `rows` rows from `row`, or on an edge tile
+  // its `edgeRows` rows only. TMA fills the rows of a box past the operand
+  // with zeros, but slowly: a swapped 160x64 kernel ran 131.9 us at
+  // 264x3584x18944 bf16 (56 such rows in every load of its last row of
+  // blocks) and 85.8 us at 320 rows with the same grid and PTX (H100,
+  // bench/results/hopper-v2, "Edge tiles"). The rows not loaded keep what
+  // the stage held: they only reach the tile's rows (or columns) past the
+  // operand, which the epilogue does not store.
+  auto loadRows = [&](Value desc, Value edgeDesc, Value edge, Value bytes,
+                      int64_t rows, int64_t edgeRows, Value row,
+                      ArrayRef<Value> batch) {
+    if (!edge)
+      return load(desc, bytes, rows, tileK(), k0, row, batch, false);
+    auto ifEdge = scf::IfOp::create(b, loc, edge, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifEdge.thenBlock());
+    load(edgeDesc, bytes, edgeRows, tileK(), k0, row, batch, false);
+    b.setInsertionPointToStart(ifEdge.elseBlock());
+    load(desc, bytes, rows, tileK(), k0, row, batch, false);
+  };
   if (!readA && bm.aKMajor())
     loadOperand(sharesA, [&](bool half) {
-      load(half ? halfDescA : descA, aBytes, half ? bm.m / 2 : bm.m, tileK(),
-           k0, m0, batchA, half);
+      if (half)
+        return load(halfDescA, aBytes, bm.m / 2, tileK(), k0, m0, batchA, true);
+      loadRows(descA, edgeDescA, edgeA, aBytes, bm.m, edgeRowsA, m0, batchA);
     });
   // An MN-major A: box j holds consumer j's 64 rows of the tile (8 KB,
   // where a K-major A's slice j starts); multicast, each block loads half
@@ -617,8 +676,9 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
     });
   if (!readB && bm.bKMajor())
     loadOperand(sharesB, [&](bool half) {
-      load(half ? halfDescB : descB, bBytes, half ? bm.n / 2 : bm.n, tileK(),
-           k0, n0, batchB, half);
+      if (half)
+        return load(halfDescB, bBytes, bm.n / 2, tileK(), k0, n0, batchB, true);
+      loadRows(descB, edgeDescB, edgeB, bBytes, bm.n, edgeRowsB, n0, batchB);
     });
   if (!readB && !bm.bKMajor())
     loadOperand(sharesB, [&](bool half) {
@@ -1583,6 +1643,18 @@ scf::ForOp WgmmaEmitter::emit() {
       halfDescA = makeTensorMap(a.source, halfBox(bm.aKMajor(), bm.m));
       halfDescB = makeTensorMap(bOp.source, halfBox(bm.bKMajor(), bm.n));
     }
+    // The last tile of a K-major operand whose rows the tile does not
+    // divide: a box of its rows only (emitTmaLoads).
+    auto edgeRows = [&](const TiledOperand &t, bool kMajor,
+                        int64_t rows) -> int64_t {
+      auto type = cast<MemRefType>(t.source.getType());
+      int64_t extent = type.getDimSize(type.getRank() - 2);
+      return kMajor && !ShapedType::isDynamic(extent) ? extent % rows : 0;
+    };
+    if (!readA && (edgeRowsA = edgeRows(a, bm.aKMajor(), bm.m)))
+      edgeDescA = makeTensorMap(a.source, {edgeRowsA, tileK()});
+    if (!readB && (edgeRowsB = edgeRows(bOp, bm.bKMajor(), bm.n)))
+      edgeDescB = makeTensorMap(bOp.source, {edgeRowsB, tileK()});
   }
   // The consumers' wgmma descriptors take only a tensor map's type (for
   // the swizzle and, from a 2-D box, the leading byte offset). An operand
@@ -1681,6 +1753,9 @@ scf::ForOp WgmmaEmitter::emit() {
       nvgpu::TmaPrefetchOp::create(b, loc, descA, Value());
     if (!readB)
       nvgpu::TmaPrefetchOp::create(b, loc, descB, Value());
+    for (Value edgeDesc : {edgeDescA, edgeDescB})
+      if (edgeDesc)
+        nvgpu::TmaPrefetchOp::create(b, loc, edgeDesc, Value());
   }
   // With a partner, no multicast or remote arrival may reach its barriers
   // before they are initialized: a cluster barrier (which the block's

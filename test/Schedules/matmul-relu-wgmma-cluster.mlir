@@ -28,6 +28,8 @@
 // Y:      nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<64x64xf16
 // Y:      nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<64x64xf16
 // Y:      nvgpu.tma.create.descriptor {{.*}} -> <tensor = memref<32x64xf16
+// A's last block row holds 200 - 128 = 72 rows: a box of those alone.
+// Y:      nvgpu.tma.create.descriptor {{.*}} box[%c72, %c64] {{.*}} -> <tensor = memref<72x64xf16
 // Y:      gpu.launch clusters({{[^)]+}}) in ({{[^=]+}} = %c1, {{[^=]+}} = %c2, {{[^=]+}} = %c1) blocks({{[^)]+}}) in ({{[^=]+}} = %c3, {{[^=]+}} = %c2, {{[^=]+}} = %c1)
 // Y:      %[[RANK:.+]] = gpu.cluster_block_id y
 // Y:      %[[PARTNER:.+]] = arith.xori %[[RANK]], %c1
@@ -40,11 +42,21 @@
 // The partner's block row: the block index along y with its lowest bit
 // flipped, through the group_m order.
 // Y:      arith.xori %{{.+}}, %c1 : index
-// Y:      nvgpu.mbarrier.arrive.expect_tx %{{.+}}, %c32768
+// An A tile the block loads alone and that ends past A's rows is an edge
+// tile: it loads its 72 rows and expects 56 x 128 bytes less.
+// Y:      %[[LEFT:.+]] = arith.subi %c200, %[[M0:.+]] : index
+// Y:      %[[EDGE:.+]] = arith.cmpi eq, %[[LEFT]], %c72
+// Y:      %[[ALONE:.+]] = arith.andi %[[EDGE]], %{{.+}} : i1
+// Y:      %[[LESS:.+]] = arith.select %[[ALONE]], %c7168, %c0
+// Y:      %[[TX:.+]] = arith.subi %c32768, %[[LESS]]
+// Y:      nvgpu.mbarrier.arrive.expect_tx %{{.+}}, %[[TX]]
 // Y:      scf.if
 // Y:        nvgpu.tma.async.load {{.*}} multicast_mask = %c3_i16 {{.*}} -> memref<64x64xf16
 // Y:      } else {
-// Y:        nvgpu.tma.async.load {{.*}} -> memref<128x64xf16
+// Y:        scf.if %[[ALONE]] {
+// Y:          nvgpu.tma.async.load {{.*}} -> memref<72x64xf16
+// Y:        } else {
+// Y:          nvgpu.tma.async.load {{.*}} -> memref<128x64xf16
 // Y:      scf.if
 // Y:        nvgpu.tma.async.load {{.*}} multicast_mask = %c3_i16 {{.*}} -> memref<32x64xf16
 // Y:        nvgpu.tma.async.load {{.*}} multicast_mask = %c3_i16 {{.*}} -> memref<32x64xf16

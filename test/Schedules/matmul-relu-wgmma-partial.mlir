@@ -64,17 +64,28 @@
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/never-read -o /dev/null
 // RUN: FileCheck %s --check-prefix=NEVER --input-file=%t/never-read/matmul_relu.launch.json
 
-// 1000 = 7 x 128 + 104 rows and columns, K = 1000 = 15 x 64 + 40: TMA
-// zero-fills what lies past the matrices (the last block's rows and
-// columns, the last K step's columns), the K loop runs ceil(1000 / 64) = 16
-// steps, and each 16-byte chunk of the output is stored whole when it lies
-// inside the matrix, element by element under a mask otherwise.
+// 1000 = 7 x 128 + 104 rows and columns, K = 1000 = 15 x 64 + 40: the
+// last block row loads A's 104 rows alone through a map of that box (and
+// expects 24 x 128 bytes less); TMA zero-fills the rest of what lies past
+// the matrices (B's [k, n] boxes past N, the last K step's columns); the K
+// loop runs ceil(1000 / 64) = 16 steps, and each 16-byte chunk of the
+// output is stored whole when it lies inside the matrix, element by
+// element under a mask otherwise.
 
 // CHECK-LABEL: func.func @matmul_relu(
 // CHECK:         nvgpu.tma.create.descriptor {{.+}} box[%c128, %c64]
+// CHECK:         nvgpu.tma.create.descriptor {{.+}} box[%c104, %c64]
 // CHECK:         gpu.launch blocks({{.+}}) in ({{.+}} = %c8{{.*}}, {{.+}} = %c8{{.*}}, {{.+}} = %c1{{.*}}) threads
 // CHECK:           scf.for %{{.+}} = %c0{{.*}} to %c16{{.*}} step %c1
-// CHECK:             nvgpu.tma.async.load
+// CHECK:             %[[LEFT:.+]] = arith.subi %c1000{{.*}}, %[[M0:.+]] : index
+// CHECK:             %[[EDGE:.+]] = arith.cmpi eq, %[[LEFT]], %c104
+// CHECK:             %[[LESS:.+]] = arith.select %[[EDGE]], %c3072, %c0
+// CHECK:             %[[TX:.+]] = arith.subi %c32768, %[[LESS]]
+// CHECK:             nvgpu.mbarrier.arrive.expect_tx %{{.+}}, %[[TX]]
+// CHECK:             scf.if %[[EDGE]] {
+// CHECK:               nvgpu.tma.async.load {{.+}} -> memref<104x64xf16
+// CHECK:             } else {
+// CHECK:               nvgpu.tma.async.load {{.+}} -> memref<128x64xf16
 // CHECK:           scf.for %{{.+}} = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
 // CHECK:             nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>
 // CHECK:           %[[ROWS:.+]] = memref.dim %[[OUT:.+]], %c0
@@ -96,8 +107,19 @@
 // A's and B's rows (2000 bytes) start on 16- but not 32-byte boundaries:
 // TMA promotes their L2 misses to 128 bytes, not 256 (the copies' aligned
 // rows below keep 256).
+// 1000 = 7 x 128 + 104: the last block row loads A's 104 rows through a
+// third map of that box, not a 128-row box with 24 zero-filled rows.
+// PROMO:       "argument": 0,
+// PROMO-NEXT:  "box": [
+// PROMO-NEXT:    128,
 // PROMO:       "kind": "tensor_map"
 // PROMO-NEXT:  "l2_promotion": "128b"
+// PROMO:       "kind": "tensor_map"
+// PROMO-NEXT:  "l2_promotion": "128b"
+// PROMO:       "argument": 0,
+// PROMO-NEXT:  "box": [
+// PROMO-NEXT:    104,
+// PROMO-NEXT:    64
 // PROMO:       "kind": "tensor_map"
 // PROMO-NEXT:  "l2_promotion": "128b"
 // PROMO-NOT:   "l2_promotion"
