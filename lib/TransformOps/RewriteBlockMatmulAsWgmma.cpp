@@ -590,6 +590,39 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
   };
   Value edgeA = readA ? Value() : edgeTile(a, edgeRowsA, m0, sharesA);
   Value edgeB = readB ? Value() : edgeTile(bOp, edgeRowsB, n0, sharesB);
+  // The 64-column boxes of an MN-major operand's tile (`tileCols` columns
+  // of M or N from `origin`) that may lie wholly past the operand: those of
+  // the last tile from its last column on (box j from j * 64 >= the
+  // columns left). Each is skipped where it does lie past them and the
+  // tile is loaded alone (TMA would fill it with zeros, slowly: loadRows).
+  // Box j -> whether it is skipped (null: never).
+  auto boxesPast = [&](const TiledOperand &t, bool kMajor, int64_t tileCols,
+                       Value origin, Value shared) {
+    SmallVector<Value> past(llvm::divideCeil(tileCols, kBoxN));
+    auto type = cast<MemRefType>(t.source.getType());
+    int64_t cols = type.getDimSize(type.getRank() - 1);
+    if (kMajor || ShapedType::isDynamic(cols) || cols % tileCols == 0)
+      return past;
+    for (int64_t j = llvm::divideCeil(cols % tileCols, kBoxN),
+                 boxes = llvm::divideCeil(tileCols, kBoxN);
+         j < boxes; ++j) {
+      Value skip = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                         addC(origin, j * kBoxN), cst(cols));
+      if (multicasts())
+        skip = arith::AndIOp::create(
+            b, loc, skip,
+            arith::XOrIOp::create(
+                b, loc, shared,
+                arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
+      past[j] = skip;
+    }
+    return past;
+  };
+  SmallVector<Value> pastA, pastB;
+  if (!readA)
+    pastA = boxesPast(a, bm.aKMajor(), bm.m, m0, sharesA);
+  if (!readB)
+    pastB = boxesPast(bOp, bm.bKMajor(), bm.n, n0, sharesB);
   // One thread issues the TMA loads and the transaction count (the only
   // thread here when no operand is filled by the threads).
   OpBuilder::InsertionGuard inner(b);
@@ -609,6 +642,10 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
   };
   lessEdgeRows(edgeA, bm.m, edgeRowsA);
   lessEdgeRows(edgeB, bm.n, edgeRowsB);
+  for (Value skip : llvm::concat<Value>(pastA, pastB))
+    if (skip)
+      txBytes =
+          sub(txBytes, select(skip, cst(tileK() * kBoxN * inBytes), cst(0)));
   nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, txBytes, stage,
                                           Value());
   int64_t batchRank = batchA.size();
@@ -633,13 +670,20 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
   // An MN-major operand tile ([k, m] or [k, n], `extent` columns from
   // `mn0`): whole 64-column boxes side by side, each tileK rows (the
   // block's half of them with `half`).
+  // Without `half`, the boxes in `past` only where they are not skipped.
   auto loadBoxes = [&](Value desc, Value bytes, int64_t extent, Value mn0,
-                       ArrayRef<Value> batch, bool half) {
+                       ArrayRef<Value> batch, bool half, ArrayRef<Value> past) {
     for (int64_t j = 0, boxes = llvm::divideCeil(extent, kBoxN); j < boxes;
-         ++j)
+         ++j) {
+      OpBuilder::InsertionGuard guard(b);
+      if (Value skip = half || past.empty() ? Value() : past[j]) {
+        auto ifSkip = scf::IfOp::create(b, loc, skip, /*withElse=*/true);
+        b.setInsertionPointToStart(ifSkip.elseBlock());
+      }
       load(desc, addC(bytes, j * tileK() * kBoxN * inBytes),
            half ? tileK() / 2 : tileK(), kBoxN, addC(mn0, j * kBoxN), k0,
            batch, half);
+    }
   };
   // A K-major operand's box of `rows` rows from `row`, or on an edge tile
   // its `edgeRows` rows only. TMA fills the rows of a box past the operand
@@ -672,7 +716,8 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
   // of each box's K rows, as for an MN-major B.
   if (!readA && !bm.aKMajor())
     loadOperand(sharesA, [&](bool half) {
-      loadBoxes(half ? halfDescA : descA, aBytes, bm.m, m0, batchA, half);
+      loadBoxes(half ? halfDescA : descA, aBytes, bm.m, m0, batchA, half,
+                pastA);
     });
   if (!readB && bm.bKMajor())
     loadOperand(sharesB, [&](bool half) {
@@ -682,7 +727,8 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
     });
   if (!readB && !bm.bKMajor())
     loadOperand(sharesB, [&](bool half) {
-      loadBoxes(half ? halfDescB : descB, bBytes, bm.n, n0, batchB, half);
+      loadBoxes(half ? halfDescB : descB, bBytes, bm.n, n0, batchB, half,
+                pastB);
     });
 }
 

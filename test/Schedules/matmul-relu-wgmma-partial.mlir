@@ -10,6 +10,8 @@
 // RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=192,tile_n=192,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/t192 -o /dev/null
 // RUN: FileCheck %s --check-prefix=T192 --input-file=%t/t192/matmul_relu_kernel.ptx
+// RUN: tessel-opt %t/partial.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=192,stages=4,group_m=8,split_k=1" \
+// RUN:   | FileCheck %s --check-prefix=BOXES
 // RUN: tessel-opt %t/unaligned.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/unaligned -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t/unaligned/matmul_relu.launch.json
@@ -123,6 +125,23 @@
 // PROMO:       "kind": "tensor_map"
 // PROMO-NEXT:  "l2_promotion": "128b"
 // PROMO-NOT:   "l2_promotion"
+
+// B stored [k, n] in 64-column boxes: the last column of 192-wide tiles
+// holds 1000 - 5 x 192 = 40 columns, so its boxes 1 and 2 lie wholly past
+// N. They are not loaded (nor their 8 KiB expected) where the tile's
+// origin puts them past column 1000; box 0 always is.
+// BOXES:       %[[PAST1:.+]] = arith.cmpi uge, %{{.+}}, %c1000
+// BOXES:       %[[PAST2:.+]] = arith.cmpi uge, %{{.+}}, %c1000
+// BOXES:       arith.select %[[PAST1]], %c8192, %c0
+// BOXES:       arith.select %[[PAST2]], %c8192, %c0
+// BOXES:       nvgpu.mbarrier.arrive.expect_tx
+// BOXES:       nvgpu.tma.async.load {{.+}} -> memref<64x64xf16
+// BOXES-NEXT:  scf.if %[[PAST1]] {
+// BOXES-NEXT:  } else {
+// BOXES:         nvgpu.tma.async.load {{.+}} -> memref<64x64xf16
+// BOXES:       scf.if %[[PAST2]] {
+// BOXES-NEXT:  } else {
+// BOXES:         nvgpu.tma.async.load {{.+}} -> memref<64x64xf16
 
 // 192x192 tiles: three consumer warpgroups and the producer (128 x 4
 // threads), each consumer one m64n192 wgmma per k16 step; 1000 = 5 x 192
