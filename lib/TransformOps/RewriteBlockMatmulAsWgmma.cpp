@@ -569,24 +569,26 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
   int64_t tmaBytes = (readA ? 0 : l.aPartBytes) + (readB ? 0 : l.bPartBytes);
   if (tmaBytes == 0)
     return;
+  // `cond` where the block loads the operand's tile alone: with a partner,
+  // and not `shared` with it (shared tiles come in half boxes, kept whole).
+  auto alone = [&](Value cond, Value shared) -> Value {
+    if (!multicasts())
+      return cond;
+    Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    Value notShared = arith::XOrIOp::create(b, loc, shared, yes);
+    return arith::AndIOp::create(b, loc, cond, notShared);
+  };
   // Whether the tile of a K-major operand from `origin` is its last, partial
-  // one (its rows past the operand number `rows` - `edgeRows`), loaded alone
-  // (not shared with a partner, whose half boxes stay whole): then only its
-  // `edgeRows` rows are loaded. Null where no tile is partial.
+  // one (its rows past the operand number `rows` - `edgeRows`), loaded
+  // alone: then only its `edgeRows` rows are loaded. Null where no tile is
+  // partial.
   auto edgeTile = [&](const TiledOperand &t, int64_t edgeRows, Value origin,
                       Value shared) -> Value {
     if (!edgeRows)
       return Value();
     int64_t rank = cast<MemRefType>(t.source.getType()).getRank();
     Value rowsLeft = sub(dim(t.source, rank - 2), origin);
-    Value edge = eq(rowsLeft, edgeRows);
-    if (multicasts())
-      edge = arith::AndIOp::create(
-          b, loc, edge,
-          arith::XOrIOp::create(
-              b, loc, shared,
-              arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
-    return edge;
+    return alone(eq(rowsLeft, edgeRows), shared);
   };
   Value edgeA = readA ? Value() : edgeTile(a, edgeRowsA, m0, sharesA);
   Value edgeB = readB ? Value() : edgeTile(bOp, edgeRowsB, n0, sharesB);
@@ -606,15 +608,13 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
     for (int64_t j = llvm::divideCeil(cols % tileCols, kBoxN),
                  boxes = llvm::divideCeil(tileCols, kBoxN);
          j < boxes; ++j) {
-      Value skip = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                         addC(origin, j * kBoxN), cst(cols));
-      if (multicasts())
-        skip = arith::AndIOp::create(
-            b, loc, skip,
-            arith::XOrIOp::create(
-                b, loc, shared,
-                arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
-      past[j] = skip;
+      // (Created one after the other: the order in which a call's
+      // arguments are evaluated is the C++ compiler's choice.)
+      Value boxOrigin = addC(origin, j * kBoxN);
+      Value end = cst(cols);
+      Value isPast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                           boxOrigin, end);
+      past[j] = alone(isPast, shared);
     }
     return past;
   };
