@@ -632,20 +632,20 @@ void WgmmaEmitter::emitTmaLoads(Value stage, Value k0, Value m0, Value n0,
     b.setInsertionPointToStart(ifLeader.thenBlock());
   }
   // The bytes TMA writes: whole boxes (their zero-filled rows and columns
-  // count), less the rows an edge tile does not load.
+  // count), less the rows an edge tile does not load and the boxes it
+  // skips: `bytes` less where `cond` holds.
   Value txBytes = cst(tmaBytes);
-  auto lessEdgeRows = [&](Value edge, int64_t rows, int64_t edgeRows) {
-    if (edge)
-      txBytes =
-          sub(txBytes,
-              select(edge, cst((rows - edgeRows) * wgmma::kRowBytes), cst(0)));
+  auto lessWhere = [&](Value cond, int64_t bytes) {
+    if (!cond)
+      return;
+    Value less = cst(bytes);
+    Value none = cst(0);
+    txBytes = sub(txBytes, select(cond, less, none));
   };
-  lessEdgeRows(edgeA, bm.m, edgeRowsA);
-  lessEdgeRows(edgeB, bm.n, edgeRowsB);
+  lessWhere(edgeA, (bm.m - edgeRowsA) * wgmma::kRowBytes);
+  lessWhere(edgeB, (bm.n - edgeRowsB) * wgmma::kRowBytes);
   for (Value skip : llvm::concat<Value>(pastA, pastB))
-    if (skip)
-      txBytes =
-          sub(txBytes, select(skip, cst(tileK() * kBoxN * inBytes), cst(0)));
+    lessWhere(skip, tileK() * kBoxN * inBytes);
   nvgpu::MBarrierArriveExpectTxOp::create(b, loc, full, txBytes, stage,
                                           Value());
   int64_t batchRank = batchA.size();
@@ -1573,14 +1573,20 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
       storeStaged(p.value, buffer, sub(p.row, rowOrigin),
                   addC(p.col, -q * subCols));
     warpgroupBarrier();
-    // The subtile's origin in the output, and its extent there.
+    // The subtile in the output: the warpgroup's 64 rows from rowOrigin
+    // and `width` columns from colOrigin, with what the output has past
+    // each origin; swapped, the same region transposed.
     Value colOrigin = cst(q * subCols);
-    Value outRow = bm.swapped ? colOrigin : rowOrigin;
-    Value outCol = bm.swapped ? rowOrigin : colOrigin;
-    forEachChunk(tidX, bm.swapped ? width : kWgmmaM,
-                 bm.swapped ? kWgmmaM : width, elems, kWarpgroupThreads,
-                 bm.swapped ? extentPast(bm.out, 0, colOrigin) : warpgroupLeft,
-                 bm.swapped ? warpgroupLeft : extentPast(bm.out, 1, colOrigin),
+    Value subtileLeft = extentPast(bm.out, bm.swapped ? 0 : 1, colOrigin);
+    int64_t rows = kWgmmaM, cols = width;
+    Value outRow = rowOrigin, outCol = colOrigin;
+    Value rowsLeft = warpgroupLeft, colsLeft = subtileLeft;
+    if (bm.swapped) {
+      std::swap(rows, cols);
+      std::swap(outRow, outCol);
+      std::swap(rowsLeft, colsLeft);
+    }
+    forEachChunk(tidX, rows, cols, elems, kWarpgroupThreads, rowsLeft, colsLeft,
                  [&](Value row, Value col, Value valid) {
                    Value v = vector::LoadOp::create(b, loc, vecType, buffer,
                                                     ValueRange{row, col});
