@@ -70,6 +70,15 @@ ChipLimits tessel::chipLimits(llvm::StringRef chip, int64_t smCount) {
   return c;
 }
 
+int64_t tessel::ChipLimits::clusterBlocks(int64_t size) const {
+  if (size <= 1)
+    return smCount;
+  if (size == 2)
+    return smCount / 2 * 2;
+  // 120 of an H200's 132 SMs, for clusters of 4 and of 8.
+  return std::max(size, smCount * 10 / 11 / size * size);
+}
+
 std::string tessel::deviceArch(llvm::StringRef device) {
   size_t open = device.rfind("(sm_");
   if (open == llvm::StringRef::npos || !device.ends_with(")"))
@@ -200,10 +209,32 @@ constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 16;
 /// from and 1.306x (1.060x-1.705x) on 25 layers of five other weights. At
 /// other row counts (112, 128, 176, 192, 240, 256, 352-512) swapped points
 /// ran 0.36x-1.31x, mostly slower, so those keep the unswapped kernels.
-bool swapsRows(const ProblemShape &s) {
+/// In the second class the swap must not add work per SM: the swapped
+/// blocks' waves times their area (2 rows of 160 x tile_n) at most the
+/// unswapped ones' (3 rows of 128 x tile_n), each at its best tile_n.
+/// Since edge tiles load only the rows that exist, 3 rows of 128 are no
+/// longer slow for their 16-row third: on an H200, 264-320 x 5120 x 13824
+/// and x 5120 x 5120 (80 swapped 160x128 blocks against 120 unswapped
+/// 128x128 ones, one wave each) ran 1.13x faster unswapped, eight held-out
+/// weights 1.00x-1.18x. Ties swap: 13824x5120 ran 0.77x unswapped
+/// (bench/results/hopper-v2, "Cluster slots, and the swap bounds after
+/// edge tiles").
+bool swapsRows(const ProblemShape &s, const ChipLimits &chip) {
   auto aligned = [&](int64_t elems) { return (elems * s.inBytes) % 16 == 0; };
   int64_t residue = s.m % 64;
-  bool rows = s.m > kWgmmaMaxN ? s.m <= kSwapMaxRows
+  // The least of waves x tile area over the class's tile widths, for
+  // `rows` rows of blocks `height` rows high.
+  auto perSMWork = [&](int64_t rows, int64_t height) {
+    int64_t best = std::numeric_limits<int64_t>::max();
+    for (int64_t tn : {64, 128, 192, 256}) {
+      int64_t blocks = rows * llvm::divideCeil(s.n, tn);
+      int64_t waves = llvm::divideCeil(blocks, chip.smCount);
+      best = std::min(best, waves * height * tn);
+    }
+    return best;
+  };
+  bool rows = s.m > kWgmmaMaxN ? s.m <= kSwapMaxRows &&
+                                     perSMWork(2, 160) <= perSMWork(3, 128)
                                : s.m > 64 && residue >= 1 && residue <= 32;
   return s.inBytes == 2 && s.wgmmaParts == 1 && s.batch == 1 && rows &&
          double(s.n) * double(s.k) * double(s.inBytes) >= kSwapMinBytes &&
@@ -261,7 +292,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
                       inner);
       return kInfeasible;
     }
-    if (!swapsRows(s))
+    if (!swapsRows(s, chip))
       return time * kUncalibratedSwap;
     // In that class the swapped blocks stream the weight (B) and the
     // points are ordered as the measurements ranked them, each criterion
@@ -367,6 +398,9 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // Constraints the schedules check (the dry run is the final judge).
   int64_t threads = 128;
   int64_t smem = 0;
+  // Whether one block takes an SM: more than half its shared memory with a
+  // ring of kLoneBlockStages or more (wgmma; cluster slots, below).
+  bool wholeSM = false;
   if (simt) {
     if (*thm <= 0 || *thn <= 0 || tm % *thm || tn % *thn)
       return refuse(llvm::formatv("thread_m={0}, thread_n={1} do not divide "
@@ -435,6 +469,11 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
         s.bKMajor);
     threads = layout.threads;
     smem = layout.sharedBytes + layout.barrierBytes;
+    tessel::wgmma::Layout deepest = tessel::wgmma::computeLayout(
+        bm, bn, s.outBytes, std::max(stages, kLoneBlockStages), 1, 0, splits,
+        s.wgmmaParts, persistent, s.bKMajor);
+    wholeSM = 2 * (deepest.sharedBytes + deepest.barrierBytes) >
+              chip.sharedMemoryPerSM;
     if (!tessel::wgmma::accumulatorsFit(bn, threads, s.wgmmaParts))
       return refuse(llvm::formatv(
           "tile_n={0}: {1} f32 accumulators per consumer thread do not fit "
@@ -484,11 +523,24 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // is the time): with the tensor cores or FMA units busy, blocks resident
   // together on an SM share them, so occupancy hides latency but adds no
   // throughput.
-  // A cluster's blocks run at once on SMs of one GPC: count whole clusters
-  // of SMs.
+  // A cluster's blocks run at once on SMs of one GPC: count the blocks of
+  // whole clusters a wave holds at one block per SM
+  // (ChipLimits::clusterBlocks), blocks beyond them sharing SMs. Split in
+  // 4, 112x5120x13824 bf16 in 128x160 tiles (32 clusters where 30 run at
+  // once) ran 72.3 us on an H200, in 128x192 tiles (27 clusters) 53.5 us.
+  // Except the small blocks of a decode layer's rows (at most 64, two
+  // blocks fit on an SM with a ring of kLoneBlockStages, whatever ring the
+  // point gives them): two such blocks on an SM overlap their loads'
+  // latency, and they fill the SMs the clusters leave. Counted at one
+  // block per SM, 28 decode layers (1-64 x 1024-2048 x 8192-16384) took
+  // other splits that ran 0.84x-0.99x as fast (bench/results/hopper-v2,
+  // "Cluster slots").
   blocks *= splits;
+  bool sharesSM = !wholeSM && s.m <= 64;
   int64_t perSM = llvm::divideCeil(
-      blocks, std::max<int64_t>(splits, chip.smCount / splits * splits));
+      blocks, sharesSM
+                  ? std::max<int64_t>(splits, chip.smCount / splits * splits)
+                  : chip.clusterBlocks(splits));
 
   // Rows that are not 16-byte aligned, which TMA cannot read (copied, or
   // read by the producers). Without the layout of B, its rows count as

@@ -125,6 +125,35 @@
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=DECODE-NARROW
 // DECODE-NARROW: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 4 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
+// Split-K waves count the blocks of the clusters the GPCs hold at once
+// (120 of 132 SMs for clusters of 4): 112x2048x8192 in 128x64 tiles split
+// in 4 would be 128 blocks, more than a wave, so the rule splits 64x64 tiles
+// in 2 (1.34x faster on an H200); a decode layer's small blocks fill the
+// SMs the clusters leave and keep their split in 4.
+// RUN: sed 's/3x9xf16/112x8192xf16/g; s/9x7xf16/8192x2048xf16/g; s/3x7xf/112x2048xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=CLUSTER-SLOTS
+// CLUSTER-SLOTS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
+// RUN: sed 's/3x9xf16/8x8192xf16/g; s/9x7xf16/8192x2048xf16/g; s/3x7xf/8x2048xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=CLUSTER-SLOTS-DECODE
+// CLUSTER-SLOTS-DECODE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 4 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
+// At 257-320 rows the swap must not add work per SM: 288x5120x5120 takes
+// one wave either way, of 160x128 swapped blocks or smaller 128x128 ones,
+// and stays unswapped; 288x13824x5120 ties (2 waves of 160x128 against 5
+// of 128x64) and swaps.
+// RUN: sed 's/3x9xf16/288x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/288x5120xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=SWAP-MORE-WORK
+// SWAP-MORE-WORK: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// RUN: sed 's/3x9xf16/288x5120xf16/g; s/9x7xf16/5120x13824xf16/g; s/3x7xf/288x13824xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=SWAP-TIE
+// SWAP-TIE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 128 : i64}
 // RUN: sed 's/1024/1008/g' %examples/matmul_relu_1024_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=ALIGNED-ROWS

@@ -57,6 +57,15 @@ struct ChipLimits {
   int64_t smCount = 132;    // Multiprocessors.
   int64_t sharedMemory = 0; // Bytes one block may use.
   int64_t sharedMemoryPerSM = 0;
+
+  /// The blocks of clusters of `size` blocks (one block per SM) that run
+  /// at once. A cluster's blocks run on SMs of one GPC, and a GPC whose SMs
+  /// are not a multiple of `size` leaves the rest idle: on an H200 (132
+  /// SMs in 8 GPCs), 30 clusters of 4 and 15 of 8 at once, 120 blocks
+  /// (cuOccupancyMaxActiveClusters, bench/cluster_slots.py). Clusters of
+  /// one or two fill every SM. Other SM counts are assumed to lose the
+  /// same share, in whole clusters.
+  int64_t clusterBlocks(int64_t size) const;
 };
 
 /// The limits of `chip` (sm_80, sm_86, sm_89, sm_90, sm_90a, ...); a
