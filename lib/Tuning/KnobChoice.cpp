@@ -129,6 +129,11 @@ constexpr int64_t kMaxClusterSize = 8;
 /// Multiply-adds a split-K block's reduction costs per element of its tile
 /// (docs/knob-rule.md).
 constexpr double kSplitReduceCost = 1500;
+/// The multiply-adds an SM's tensor cores do (2048 per cycle, 16-bit) in the
+/// time it takes in one byte of operand tiles (about 49 per cycle: 97 GB/s
+/// on an H200; bench/results/hopper-v2, "Cluster slots, and the swap
+/// bounds after edge tiles").
+constexpr double kIngestCost = 42;
 /// A wgmma block alone on its SM hides its loads' latency with its ring
 /// alone: up to this many stages each one fewer costs kShallowRingCost of
 /// its efficiency (docs/knob-rule.md).
@@ -627,6 +632,9 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // block pays a fixed cost (pipeline fill, epilogue, launch) worth about
   // 6M multiply-adds.
   double perBlock = 0;
+  // How well the block's ring hides its loads' latency (wgmma): it slows
+  // the multiply-adds and the operand stream alike.
+  double ring = 1.0;
   if (wgmma) {
     int64_t consumers = roundUp(em, 64) / 64;
     // A persistent kernel launches one block per SM, which walks the
@@ -650,8 +658,13 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // 128x256, persistent blocks with 3 stages ran 0.915x-0.975x as fast as
     // with 4 on seven shapes (H200, two sessions, each against the same
     // non-persistent kernel: bench/results/persistent).
+    // Two stages overlap nothing: the stage being loaded is the one the
+    // consumers wait for next (448x9216x4096 f16 in 64x256 tiles with 2
+    // stages ran 0.48x as fast as 64x128 with 4 on an H200,
+    // bench/results/hopper-v2, "Cluster slots, and the swap bounds after
+    // edge tiles").
     if (stages < 4 && kSteps > stages)
-      efficiency *= 1.0 - 0.06 * double(4 - stages);
+      ring *= stages <= 2 ? 0.5 : 1.0 - 0.06 * double(4 - stages);
     // A block alone on its SM (one wave, nothing resident beside it) has
     // only its ring to hide the loads' latency, and the shared memory the
     // deeper ring takes is free: the tuned records of every such shape on
@@ -679,7 +692,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
           std::min<int64_t>(lone, llvm::divideCeil(kSteps, splits)) -
           std::max<int64_t>(stages, 4);
       if (missing > 0)
-        efficiency *= 1.0 - kShallowRingCost * double(missing);
+        ring *= 1.0 - kShallowRingCost * double(missing);
     }
     perBlock = 6e6;
     // Split-K: the f32 partial tile staged and read back through
@@ -692,7 +705,18 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     if (splitsF32)
       perBlock += kSplitF32StepCost * double(llvm::divideCeil(kSteps, splits));
   }
-  double time = double(perSM) * (work / efficiency + perBlock);
+  // What an SM takes in bounds a 16-bit wgmma block's K loop: about 49
+  // bytes of operand tiles per cycle, kIngestCost multiply-adds' time per
+  // byte (docs/knob-rule.md, "Operand bytes per SM"). The efficiency above
+  // adds that traffic to the multiply-adds; blocks that share an SM, or
+  // small tiles, reach the bound first.
+  double body = work / efficiency;
+  if (wgmma && s.inBytes == 2)
+    body = std::max(
+        body, kIngestCost * double(std::min(tm, s.m) + std::min(tn, s.n)) *
+                  double(llvm::divideCeil(kSteps, splits) * tk) * s.inBytes);
+  body /= ring;
+  double time = double(perSM) * (body + perBlock);
   // A persistent block loads its next tile's first stages while the
   // consumers finish a tile: the fixed cost is paid once per SM rather than
   // per tile. With one tile per block there is nothing to overlap, and its
@@ -722,7 +746,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   if (wgmma && persistent)
     time = perSM == 1 || readInKernel
                ? time * (tf32 ? kTf32LoneTilePersistent : kPersistentCost)
-               : double(perSM) * (work / efficiency) + perBlock;
+               : double(perSM) * body + perBlock;
 
   // Preferences among points of equal estimate: the pipeline depth, K step
   // and other knobs the schedule chose by default, a block order grouped by
