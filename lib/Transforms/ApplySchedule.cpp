@@ -235,6 +235,14 @@ LogicalResult ApplySchedule::initialize(MLIRContext *context) {
     return emitError(UnknownLoc::get(context))
            << "tessel-apply-schedule: defaults=" << defaults
            << " is not one of rule, nearest, schedule";
+  // The rule's estimates multiply the SM count (ChipLimits): a count no GPU
+  // has would overflow them, and a negative one was once taken silently as
+  // the chip's usual count.
+  if (smCount < 0 || smCount > tessel::kMaxSmCount)
+    return emitError(UnknownLoc::get(context))
+           << "tessel-apply-schedule: sm-count=" << int64_t(smCount)
+           << " is outside [1, " << tessel::kMaxSmCount
+           << "] (0, the default, takes the chip's usual count)";
   libraries = std::make_shared<std::vector<Library>>();
   for (const std::string &path : schedules) {
     Location loc = FileLineColLoc::get(context, path, 0, 0);

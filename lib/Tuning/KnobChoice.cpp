@@ -76,7 +76,7 @@ int64_t tessel::ChipLimits::clusterBlocks(int64_t size) const {
   if (size == 2)
     return smCount / 2 * 2;
   // 120 of an H200's 132 SMs, for clusters of 4 and of 8.
-  return std::max(size, smCount * 10 / 11 / size * size);
+  return std::max(size, smCount / 11 * 10 / size * size);
 }
 
 std::string tessel::deviceArch(llvm::StringRef device) {

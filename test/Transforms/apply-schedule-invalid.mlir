@@ -6,6 +6,12 @@
 // RUN:   | FileCheck %s --check-prefix=NO-SCHEDULE
 // NO-SCHEDULE: error: tessel-apply-schedule: the 'schedule' option (path of a schedule library) is required
 
+// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir sm-count=-5" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SM-COUNT
+// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir sm-count=9223372036854775807" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SM-COUNT
+// SM-COUNT: error: tessel-apply-schedule: sm-count={{-5|9223372036854775807}} is outside [1, 65536] (0, the default, takes the chip's usual count)
+
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%S/Inputs/does-not-exist.mlir" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=MISSING-FILE
 // MISSING-FILE: does-not-exist.mlir:0:0: error: cannot open schedule file '{{.*}}Inputs{{/|\\}}does-not-exist.mlir': no such file

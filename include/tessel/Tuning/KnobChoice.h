@@ -68,6 +68,10 @@ struct ChipLimits {
   int64_t clusterBlocks(int64_t size) const;
 };
 
+/// The most multiprocessors a `chipLimits` override may give (a GPU of
+/// today has at most a few hundred).
+constexpr int64_t kMaxSmCount = int64_t(1) << 16;
+
 /// The limits of `chip` (sm_80, sm_86, sm_89, sm_90, sm_90a, ...); a
 /// positive `smCount` overrides the chip's usual count (132 for an H100
 /// SXM, 114 for a PCIe card, 108 for an A100).
