@@ -311,3 +311,13 @@ def test_f32_weight_kn_on_tensor_cores_and_simt_elsewhere():
         assert "-8192;" in ptx  # 3xTF32: FP32-level accuracy by default.
     assert tessel.compile_linear(64, 64, 64, "f32", chip="sm_80") \
         .schedule.endswith("matmul_relu_simt.mlir")
+
+
+def test_sm_count_out_of_range():
+    # The rule's estimates multiply the SM count: a count no GPU has is
+    # refused by name (a negative one was once taken as the default).
+    for bad in (-5, 1 << 40):
+        with pytest.raises(tessel.TesselError, match=f"sm-count={bad} is outside"):
+            tessel.compile_matmul_relu(256, 256, 64, "f16", sm_count=bad)
+    c = tessel.compile_matmul_relu(256, 256, 64, "f16", sm_count=16)
+    assert c.source == "rule"
