@@ -404,7 +404,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   int64_t threads = 128;
   int64_t smem = 0;
   // Whether one block takes an SM: more than half its shared memory with a
-  // ring of kLoneBlockStages or more (wgmma; cluster slots, below).
+  // ring of kLoneBlockStages or more (wgmma). Only the split blocks of a
+  // decode layer's rows ask (cluster slots, below).
   bool wholeSM = false;
   if (simt) {
     if (*thm <= 0 || *thn <= 0 || tm % *thm || tn % *thn)
@@ -474,11 +475,16 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
         s.bKMajor);
     threads = layout.threads;
     smem = layout.sharedBytes + layout.barrierBytes;
-    tessel::wgmma::Layout deepest = tessel::wgmma::computeLayout(
-        bm, bn, s.outBytes, std::max(stages, kLoneBlockStages), 1, 0, splits,
-        s.wgmmaParts, persistent, s.bKMajor);
-    wholeSM = 2 * (deepest.sharedBytes + deepest.barrierBytes) >
-              chip.sharedMemoryPerSM;
+    if (s.m <= 64 && splits > 2) {
+      int64_t deepest = smem;
+      if (stages < kLoneBlockStages) {
+        tessel::wgmma::Layout deep = tessel::wgmma::computeLayout(
+            bm, bn, s.outBytes, kLoneBlockStages, 1, 0, splits, s.wgmmaParts,
+            persistent, s.bKMajor);
+        deepest = deep.sharedBytes + deep.barrierBytes;
+      }
+      wholeSM = 2 * deepest > chip.sharedMemoryPerSM;
+    }
     if (!tessel::wgmma::accumulatorsFit(bn, threads, s.wgmmaParts))
       return refuse(llvm::formatv(
           "tile_n={0}: {1} f32 accumulators per consumer thread do not fit "
