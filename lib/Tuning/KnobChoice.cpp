@@ -73,8 +73,10 @@ ChipLimits tessel::chipLimits(llvm::StringRef chip, int64_t smCount) {
 int64_t tessel::ChipLimits::clusterBlocks(int64_t size) const {
   if (size <= 1)
     return smCount;
+  // At least one cluster (sm-count=1 with clusters of two once divided by
+  // zero).
   if (size == 2)
-    return smCount / 2 * 2;
+    return std::max(size, smCount / 2 * 2);
   // 120 of an H200's 132 SMs, for clusters of 4 and of 8.
   return std::max(size, smCount / 11 * 10 / size * size);
 }

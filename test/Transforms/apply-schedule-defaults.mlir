@@ -28,6 +28,12 @@
 
 // 4096^3: 128x256 blocks in groups of 8 block rows, persistent (512 tiles
 // for 132 SMs: each block walks about 4).
+// One SM: a wave still holds one cluster of each size (clusters of two
+// once divided the count of blocks by zero).
+// RUN: tessel-opt %examples/matmul_relu_128x4096x4096_f16.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir sm-count=1" \
+// RUN:   | FileCheck %s --check-prefix=ONE-SM
+// ONE-SM: knob_source = "rule (sm_90, 1 SMs)", knobs = {
 // RUN: tessel-opt %examples/matmul_relu_4096_f16.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=LARGE
