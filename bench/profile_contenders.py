@@ -6,7 +6,11 @@
 shared memory and mean device time, from a torch.profiler trace.
 
     python3 bench/profile_contenders.py 1024x1024x1024:f16 \\
-        256x1024x1024:bf16 --out OUT.json
+        256x1024x1024:bf16 288x5120x13824:bf16:nk --out OUT.json
+
+A shape ending in `:nk` is a Linear layer with ReLU and no bias, its
+weight stored [n, k] (tessel.get_linear_kernel; cuBLASLt's fused ReLU on
+the weight's transposed view).
 """
 
 import argparse
@@ -60,7 +64,7 @@ def kernels(fn, iterations=ITERATIONS):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("shapes", nargs="+", help="MxNxK:dtype")
+    p.add_argument("shapes", nargs="+", help="MxNxK:dtype[:nk]")
     p.add_argument("--out", help="JSON file")
     args = p.parse_args()
 
@@ -71,17 +75,23 @@ def main():
     torch_dtype = {"f16": torch.float16, "bf16": torch.bfloat16}
     rows = []
     for item in args.shapes:
-        dims, dtype = item.split(":")
+        dims, dtype, *layout = item.split(":")
         m, n, k = (int(v) for v in dims.split("x"))
         dt = torch_dtype[dtype]
+        nk = layout == ["nk"]
         a = torch.randn(m, k, device="cuda", dtype=dt)
-        b = torch.randn(k, n, device="cuda", dtype=dt)
+        w = torch.randn(n, k, device="cuda", dtype=dt) if nk else None
+        b = w.t() if nk else torch.randn(k, n, device="cuda", dtype=dt)
         zero = torch.zeros(n, device="cuda", dtype=dt)
-        kernel = tessel.get_kernel(m, n, k, dtype)
+        if nk:
+            kernel = tessel.get_linear_kernel(m, n, k, dtype, bias=False,
+                                              activation="relu", weight="nk")
+        else:
+            kernel = tessel.get_kernel(m, n, k, dtype)
         c = torch.empty(m, n, device="cuda", dtype=dt)
         row = {"shape": item, "tessel_knobs": dict(kernel.compiled.knobs),
                "tessel_source": kernel.compiled.source,
-               "tessel": kernels(lambda: kernel(a, b, c)),
+               "tessel": kernels(lambda: kernel(a, w, c) if nk else kernel(a, b, c)),
                "cublaslt": kernels(
                    lambda: torch._addmm_activation(zero, a, b))}
         rows.append(row)

@@ -189,6 +189,13 @@ constexpr double kUncalibratedSwap = 1e9;
 constexpr int64_t kWgmmaMaxN = 256;
 constexpr int64_t kSwapMaxRows = 320;
 constexpr double kSwapMinBytes = 32e6;
+/// Swap-AB blocks that fill one wave (waveSwapRows): 128 weight rows wide
+/// (two consumer warpgroups), M in at most three rows of blocks, filling at
+/// least this share of the SMs.
+constexpr int64_t kWaveSwapColumns = 128;
+constexpr int64_t kWaveSwapMinRows = 128;
+constexpr int64_t kWaveSwapMaxRowBlocks = 3;
+constexpr double kWaveSwapMinFill = 0.8;
 /// The most elements of one matrix (M x K, K x N or M x N) the rule
 /// estimates (2^40: no GPU holds more) and the largest knob value it
 /// models: within these, its products (blocks, shared memory) fit in 64
@@ -200,13 +207,39 @@ constexpr int64_t kMaxModeledKnob = int64_t(1) << 16;
 /// (16.7M points) kept tessel-apply-schedule busy for 78 s.
 constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 16;
 
+/// The tile_m of the swap-AB point of `s` whose blocks fill one wave, if
+/// there is one: the narrowest of 64 and 96 rows (wgmma's N) that lays M
+/// (more than kWaveSwapMinRows) out in at most kWaveSwapMaxRowBlocks rows of
+/// blocks kWaveSwapColumns weight rows wide, between kWaveSwapMinFill and all
+/// of the SMs in one wave. Each block has two consumer warpgroups and a ring
+/// of 8 stages; cuBLASLt runs such tiles there (128x96 at 272-288 x 5120 x
+/// 13824, its 128x64 at 176 rows). Measured on an H200 (bench/results/
+/// hopper-v2, "Swapped rows of 96"): 1.190x the previous rule's kernels on
+/// 67 layers of 136-288 rows (0.947x-1.368x) and 1.156x on 36 held-out
+/// ones; where three rows fill 84 of 132 SMs (264 x 3584) the 160x64
+/// blocks ran 1.04x faster, and four rows of blocks lost (0.68x-0.98x).
+std::optional<int64_t> waveSwapRows(const ProblemShape &s,
+                                    const ChipLimits &chip) {
+  if (s.m <= kWaveSwapMinRows)
+    return std::nullopt;
+  for (int64_t tm : {64, 96}) {
+    int64_t rows = llvm::divideCeil(s.m, tm);
+    int64_t blocks = rows * llvm::divideCeil(s.n, kWaveSwapColumns);
+    if (rows <= kWaveSwapMaxRowBlocks && blocks <= chip.smCount &&
+        double(blocks) >= kWaveSwapMinFill * double(chip.smCount))
+      return tm;
+  }
+  return std::nullopt;
+}
+
 /// Whether the rule ranks the swap-AB points of `s` first: a 16-bit matmul
 /// on operands TMA reads (16-byte aligned rows), unbatched, with a B of
 /// kSwapMinBytes or more, and
 /// - 65 to 256 rows whose last 64-row warpgroup would be at most half full
 ///   unswapped (M % 64 in 1..32), or
 /// - 257 to kSwapMaxRows rows: two rows of 160-row blocks, where the
-///   unswapped kernels take three rows of 128 or five of 64.
+///   unswapped kernels take three rows of 128 or five of 64; or
+/// - a swapped point fills one wave (waveSwapRows).
 /// Measured on an H100 (bench/results/hopper-v2, "Swap-AB"): on 25 layers
 /// that played no part in choosing the first class (M of 88 to 216), the
 /// swapped kernels the rule picks ran 1.088x the unswapped ones in
@@ -243,7 +276,8 @@ bool swapsRows(const ProblemShape &s, const ChipLimits &chip) {
   bool rows = s.m > kWgmmaMaxN ? s.m <= kSwapMaxRows &&
                                      perSMWork(2, 160) <= perSMWork(3, 128)
                                : s.m > 64 && residue >= 1 && residue <= 32;
-  return s.inBytes == 2 && s.wgmmaParts == 1 && s.batch == 1 && rows &&
+  return s.inBytes == 2 && s.wgmmaParts == 1 && s.batch == 1 &&
+         (rows || waveSwapRows(s, chip)) &&
          double(s.n) * double(s.k) * double(s.inBytes) >= kSwapMinBytes &&
          aligned(s.k) && aligned(s.n) && aligned(s.m);
 }
@@ -303,7 +337,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
       return time * kUncalibratedSwap;
     // In that class the swapped blocks stream the weight (B) and the
     // points are ordered as the measurements ranked them, each criterion
-    // outweighing the later ones together: M in the fewest rows of blocks
+    // outweighing the later ones together: the point that fills one wave
+    // (waveSwapRows) where there is one; else M in the fewest rows of blocks
     // (one up to wgmma's largest N), in the narrowest tile_m that gives
     // them; the blocks in as few waves as possible, filling the last one;
     // no split where a split adds nothing; the narrowest tile_n; the
@@ -321,19 +356,25 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     int64_t fewestRowBlocks = llvm::divideCeil(s.m, kWgmmaMaxN);
     bool severalRows = rowBlocks > 1;
     double order = 0;
-    // (64 or 128 columns split at most in two; in several rows of blocks
-    // 64, 128 or 192 unsplit: what was measured.)
-    if (rowBlocks > fewestRowBlocks ||
-        (tn != 64 && tn != 128 && !(severalRows && tn == 192)) ||
-        splits > (severalRows ? 1 : 2))
-      order += 1000;
-    order += 1e-3 * tm;
-    int64_t blocks = rowBlocks * llvm::divideCeil(s.n, tn) * splits;
-    int64_t waves = llvm::divideCeil(blocks, chip.smCount);
-    order += 10.0 * double(waves - 1) +
-             (1.0 - double(blocks) / double(waves * chip.smCount));
-    order += 1e-2 * double(splits - 1) + 1e-3 * double(tn / 64 - 1) +
-             1e-4 * double(std::abs(stages - 8));
+    // Where a point fills one wave (waveSwapRows), it comes first, unsplit.
+    if (std::optional<int64_t> wave = waveSwapRows(s, chip)) {
+      if (tm != *wave || tn != kWaveSwapColumns || splits != 1)
+        order += 1e5;
+    } else {
+      // (64 or 128 columns split at most in two; in several rows of blocks
+      // 64, 128 or 192 unsplit: what was measured.)
+      if (rowBlocks > fewestRowBlocks ||
+          (tn != 64 && tn != 128 && !(severalRows && tn == 192)) ||
+          splits > (severalRows ? 1 : 2))
+        order += 1000;
+      order += 1e-3 * tm;
+      int64_t blocks = rowBlocks * llvm::divideCeil(s.n, tn) * splits;
+      int64_t waves = llvm::divideCeil(blocks, chip.smCount);
+      order += 10.0 * double(waves - 1) +
+               (1.0 - double(blocks) / double(waves * chip.smCount));
+      order += 1e-2 * double(splits - 1) + 1e-3 * double(tn / 64 - 1);
+    }
+    order += 1e-4 * double(std::abs(stages - 8));
     if (p.get("persistent").value_or(0) || p.get("cluster").value_or(1) != 1 ||
         p.get("group_m").value_or(1) != (severalRows ? 8 : 1))
       order += 100;

@@ -91,9 +91,11 @@
 // The rule swaps only 16-bit matmuls with a B of 32 MB or more
 // (docs/knob-rule.md, "Medium-M layers") of 65-256 rows whose last 64-row
 // warpgroup would be at most half full (M % 64 in 1..32), or of 257-320
-// rows: this small layer keeps its unswapped kernel; 160 and 96 rows of
-// 8192x8192 take all their rows in one block (wgmma's N = 160, or 128 for
-// 96), 128 rows (whole warpgroups) and 352 are not swapped, and 320 rows
+// rows: this small layer keeps its unswapped kernel; 160 rows of
+// 8192x8192 take two rows of 96-row blocks 128 weight rows wide, which
+// fill one wave (128 blocks; "Swapped blocks that fill one wave"), 96 rows
+// all their rows in one block (wgmma's N = 96), 128 rows (whole
+// warpgroups) and 352 are not swapped, and 320 rows
 // take two rows of 160-row blocks, grouped by 8 so that the blocks reading
 // one weight tile run together; 320x4096x4096 takes 64-column blocks (128
 // of them, one wave), 320x11008x11008 192-column ones (116, one wave).
@@ -106,8 +108,8 @@
 // RUN:   sed -e "s/128x4096/${m}x8192/g" -e 's/4096x4096/8192x8192/g' %examples/matmul_relu_128x4096x4096_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir"; done \
 // RUN:   | FileCheck %s --check-prefix=RULE-ROWS
-// RULE-ROWS: knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 64 : i64}
-// RULE-ROWS: knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// RULE-ROWS: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 96 : i64, tile_n = 128 : i64}
+// RULE-ROWS: knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 96 : i64, tile_n = 64 : i64}
 // RULE-ROWS: knobs = {{{.*}} swap_ab = 0 : i64, tile_m = 128 : i64
 // RULE-ROWS: knobs = {{{.*}} swap_ab = 0 : i64, tile_m = 128 : i64
 // RULE-ROWS: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 128 : i64}

@@ -146,11 +146,11 @@
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=CLUSTER-SLOTS-DECODE
 // CLUSTER-SLOTS-DECODE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 4 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
-// At 257-320 rows the swap must not add work per SM: 288x5120x5120 takes
+// At 257-320 rows the swap must not add work per SM: 304x5120x5120 takes
 // one wave either way, of 160x128 swapped blocks or smaller 128x128 ones,
 // and stays unswapped; 288x13824x5120 ties (2 waves of 160x128 against 5
 // of 128x64) and swaps.
-// RUN: sed 's/3x9xf16/288x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/288x5120xf/g' \
+// RUN: sed 's/3x9xf16/304x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/304x5120xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=SWAP-MORE-WORK
@@ -160,6 +160,25 @@
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=SWAP-TIE
 // SWAP-TIE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 128 : i64}
+// Swapped blocks that fill one wave come first where there are some: at
+// 288x5120 three rows of 96-row blocks, 128 weight rows wide (120 blocks,
+// 8 stages); at 176 rows three rows of 64. At 264x3584 three rows of 96
+// fill 84 of 132 SMs, too few: two rows of 160x64 blocks, as before.
+// RUN: sed 's/3x9xf16/288x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/288x5120xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-96
+// WAVE-96: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 96 : i64, tile_n = 128 : i64}
+// RUN: sed 's/3x9xf16/176x13824xf16/g; s/9x7xf16/13824x5120xf16/g; s/3x7xf/176x5120xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-64
+// WAVE-64: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 64 : i64, tile_n = 128 : i64}
+// RUN: sed 's/3x9xf16/264x18944xf16/g; s/9x7xf16/18944x3584xf16/g; s/3x7xf/264x3584xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-TOO-FEW
+// WAVE-TOO-FEW: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 64 : i64}
 // RUN: sed 's/1024/1008/g' %examples/matmul_relu_1024_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=ALIGNED-ROWS
