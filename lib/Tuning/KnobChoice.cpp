@@ -207,6 +207,16 @@ constexpr int64_t kMaxModeledKnob = int64_t(1) << 16;
 /// (16.7M points) kept tessel-apply-schedule busy for 78 s.
 constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 16;
 
+/// Whether the rule may rank swap-AB points of `s` first at all: a 16-bit
+/// matmul on operands TMA reads (16-byte aligned rows), unbatched, with a B
+/// of kSwapMinBytes or more (swapsRows, waveSwapRows).
+bool swapEligible(const ProblemShape &s) {
+  auto aligned = [&](int64_t elems) { return (elems * s.inBytes) % 16 == 0; };
+  return s.inBytes == 2 && s.wgmmaParts == 1 && s.batch == 1 &&
+         double(s.n) * double(s.k) * double(s.inBytes) >= kSwapMinBytes &&
+         aligned(s.k) && aligned(s.n) && aligned(s.m);
+}
+
 /// The tile_m of the swap-AB point of `s` whose blocks fill one wave, if
 /// there is one: the narrowest of 64 and 96 rows (wgmma's N) that lays M
 /// (more than kWaveSwapMinRows) out in at most kWaveSwapMaxRowBlocks rows of
@@ -220,7 +230,7 @@ constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 16;
 /// blocks ran 1.04x faster, and four rows of blocks lost (0.68x-0.98x).
 std::optional<int64_t> waveSwapRows(const ProblemShape &s,
                                     const ChipLimits &chip) {
-  if (s.m <= kWaveSwapMinRows)
+  if (!swapEligible(s) || s.m <= kWaveSwapMinRows)
     return std::nullopt;
   for (int64_t tm : {64, 96}) {
     int64_t rows = llvm::divideCeil(s.m, tm);
@@ -232,14 +242,12 @@ std::optional<int64_t> waveSwapRows(const ProblemShape &s,
   return std::nullopt;
 }
 
-/// Whether the rule ranks the swap-AB points of `s` first: a 16-bit matmul
-/// on operands TMA reads (16-byte aligned rows), unbatched, with a B of
-/// kSwapMinBytes or more, and
+/// Whether the rule ranks the swap-AB points of `s` first (besides the
+/// point that fills one wave, waveSwapRows): a matmul swapEligible, and
 /// - 65 to 256 rows whose last 64-row warpgroup would be at most half full
 ///   unswapped (M % 64 in 1..32), or
 /// - 257 to kSwapMaxRows rows: two rows of 160-row blocks, where the
-///   unswapped kernels take three rows of 128 or five of 64; or
-/// - a swapped point fills one wave (waveSwapRows).
+///   unswapped kernels take three rows of 128 or five of 64.
 /// Measured on an H100 (bench/results/hopper-v2, "Swap-AB"): on 25 layers
 /// that played no part in choosing the first class (M of 88 to 216), the
 /// swapped kernels the rule picks ran 1.088x the unswapped ones in
@@ -260,7 +268,6 @@ std::optional<int64_t> waveSwapRows(const ProblemShape &s,
 /// (bench/results/hopper-v2, "Cluster slots, and the swap bounds after
 /// edge tiles").
 bool swapsRows(const ProblemShape &s, const ChipLimits &chip) {
-  auto aligned = [&](int64_t elems) { return (elems * s.inBytes) % 16 == 0; };
   int64_t residue = s.m % 64;
   // The least of waves x tile area over the class's tile widths, for
   // `rows` rows of blocks `height` rows high.
@@ -276,10 +283,7 @@ bool swapsRows(const ProblemShape &s, const ChipLimits &chip) {
   bool rows = s.m > kWgmmaMaxN ? s.m <= kSwapMaxRows &&
                                      perSMWork(2, 160) <= perSMWork(3, 128)
                                : s.m > 64 && residue >= 1 && residue <= 32;
-  return s.inBytes == 2 && s.wgmmaParts == 1 && s.batch == 1 &&
-         (rows || waveSwapRows(s, chip)) &&
-         double(s.n) * double(s.k) * double(s.inBytes) >= kSwapMinBytes &&
-         aligned(s.k) && aligned(s.n) && aligned(s.m);
+  return swapEligible(s) && rows;
 }
 
 /// The rule's estimate (arbitrary units) of a point's time; kInfeasible for
@@ -333,8 +337,19 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
                       inner);
       return kInfeasible;
     }
-    if (!swapsRows(s, chip))
+    int64_t tm = p.get("tile_m").value_or(0), tn = p.get("tile_n").value_or(0);
+    int64_t splits = p.get("split_k").value_or(1);
+    int64_t stages = p.get("stages").value_or(0);
+    // The point that fills one wave ranks first wherever it exists; the
+    // other swapped points only in swapsRows' class, so that knobs= which
+    // leave it out (tile_n=64, split_k=2) get the previous ranking.
+    std::optional<int64_t> wave = waveSwapRows(s, chip);
+    bool wavePoint =
+        wave && tm == *wave && tn == kWaveSwapColumns && splits == 1;
+    if (!wavePoint && !swapsRows(s, chip))
       return time * kUncalibratedSwap;
+    if (tm < 1 || tn < 1)
+      return kInfeasible;
     // In that class the swapped blocks stream the weight (B) and the
     // points are ordered as the measurements ranked them, each criterion
     // outweighing the later ones together: the point that fills one wave
@@ -347,20 +362,13 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // blocks that read the same weight tile run together: 1.05-1.13x at
     // 264-320 rows), none otherwise. The result is below every other point's
     // estimate, so it ranks first.
-    int64_t tm = p.get("tile_m").value_or(0), tn = p.get("tile_n").value_or(0);
-    int64_t splits = p.get("split_k").value_or(1);
-    int64_t stages = p.get("stages").value_or(0);
-    if (tm < 1 || tn < 1)
-      return kInfeasible;
     int64_t rowBlocks = llvm::divideCeil(s.m, tm);
     int64_t fewestRowBlocks = llvm::divideCeil(s.m, kWgmmaMaxN);
     bool severalRows = rowBlocks > 1;
     double order = 0;
-    // Where a point fills one wave (waveSwapRows), it comes first, unsplit.
-    if (std::optional<int64_t> wave = waveSwapRows(s, chip)) {
-      if (tm != *wave || tn != kWaveSwapColumns || splits != 1)
-        order += 1e5;
-    } else {
+    if (wave && !wavePoint)
+      order += 1e5;
+    if (!wavePoint) {
       // (64 or 128 columns split at most in two; in several rows of blocks
       // 64, 128 or 192 unsplit: what was measured.)
       if (rowBlocks > fewestRowBlocks ||

@@ -179,6 +179,13 @@
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=WAVE-TOO-FEW
 // WAVE-TOO-FEW: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 64 : i64}
+// Knobs that leave that point out (tile_n=64) get the ranking without it:
+// 288x5120x5120 is not in the swap classes, so it stays unswapped.
+// RUN: sed 's/3x9xf16/288x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/288x5120xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_n=64" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-LEFT-OUT
+// WAVE-LEFT-OUT: knobs = {{{.*}} swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 // RUN: sed 's/1024/1008/g' %examples/matmul_relu_1024_f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=ALIGNED-ROWS
