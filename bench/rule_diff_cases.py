@@ -24,34 +24,24 @@ import concurrent.futures
 import json
 import os
 import pathlib
-import re
-import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "bench"))
+from swap_ab_summary import rule_pick  # noqa: E402
+
 SCHEDULE = "schedules/matmul_relu_wgmma.mlir"
 
 
 def pick(build, m, n, k, dtype, weight):
     """The knobs the build's rule picks ("name=value,..."), or raises."""
-    from tessel.workload import matmul_relu_ir
-
     opt, _, schedule = build.partition(",")
-    schedule = schedule or str(ROOT / SCHEDULE)
-    ir = matmul_relu_ir(m, n, k, dtype, b=weight)
     try:
-        r = subprocess.run(
-            [opt, "-", f"--tessel-apply-schedule=schedule={schedule}"],
-            input=ir, capture_output=True, text=True)
+        knobs = rule_pick(m, n, k, dtype, weight, opt=opt,
+                          schedule=schedule or ROOT / SCHEDULE)
     except OSError as e:
         raise SystemExit(f"rule_diff_cases.py: cannot run {opt}: {e}")
-    found = re.search(r"knobs = \{([^}]*)\}", r.stdout)
-    if r.returncode != 0 or not found:
-        raise RuntimeError(f"{m}x{n}x{k} {dtype} {weight}: "
-                           f"{r.stderr.strip()[:300]}")
-    return ",".join(item.replace(" : i64", "").replace(" ", "")
-                    for item in found.group(1).split(", "))
+    return ",".join(f"{name}={value}" for name, value in knobs.items())
 
 
 def layers(args):

@@ -27,15 +27,20 @@ OPT = ROOT / "build" / "bin" / "tessel-opt"
 SCHEDULE = ROOT / "schedules" / "matmul_relu_wgmma.mlir"
 
 
-def rule_pick(m, n, k, dtype, weight):
-    """The rule's knobs ({name: value string}) for matmul_relu at the shape;
-    weight 'nk' stores B [n, k]."""
+def rule_pick(m, n, k, dtype, weight, opt=OPT, schedule=SCHEDULE):
+    """The rule's knobs ({name: value string}) for matmul_relu at the shape,
+    as tessel-opt `opt` picks them with `schedule`; weight 'nk' stores B
+    [n, k]. Raises RuntimeError with tessel-opt's diagnostic where it
+    picks none (bench/rule_diff_cases.py calls it too)."""
     ir = matmul_relu_ir(m, n, k, dtype, b=weight or "kn")
-    r = subprocess.run([str(OPT), "-", f"--tessel-apply-schedule=schedule={SCHEDULE}"],
-                       input=ir, capture_output=True, text=True, check=True)
-    knobs = re.search(r"knobs = \{([^}]*)\}", r.stdout).group(1)
+    r = subprocess.run([str(opt), "-", f"--tessel-apply-schedule=schedule={schedule}"],
+                       input=ir, capture_output=True, text=True)
+    found = re.search(r"knobs = \{([^}]*)\}", r.stdout)
+    if r.returncode != 0 or not found:
+        raise RuntimeError(f"{m}x{n}x{k} {dtype} {weight or 'kn'}: "
+                           f"{r.stderr.strip()[:300]}")
     return {name: value.split(" : ")[0] for name, value in
-            (kv.split(" = ") for kv in knobs.split(", "))}
+            (kv.split(" = ") for kv in found.group(1).split(", "))}
 
 
 def geomean(xs):
