@@ -33,8 +33,9 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
   transform.named_sequence @__transform_main(
       %root: !transform.any_op {transform.consumed}) {
     // 96 and 160 serve swap_ab = 1, where tile_m is wgmma's N (the
-    // output's rows along it): 257-288 rows in three rows of 96-row blocks,
-    // or two of 160. Without the swap, tile_m is whole 64-row warpgroups.
+    // output's rows along it): up to 288 rows in rows of 96-row blocks that
+    // fill one wave (docs/knob-rule.md), 257-320 in two rows of 160.
+    // Without the swap, tile_m is whole 64-row warpgroups.
     %tile_m = transform.tune.knob<"tile_m"> = 128 : i64
         from options = [64, 96, 128, 160, 192, 256] -> !transform.param<i64>
     // 160 fills the last round of shapes whose 128x256 tiles leave much
