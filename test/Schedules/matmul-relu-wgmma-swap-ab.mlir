@@ -73,6 +73,20 @@
 // CLUSTER: .reqnctapercluster
 // CLUSTER: wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 {{.*}}, p, 1,  1, 1,  1;
 // CLUSTER: multicast::cluster
+// The rule's wave-filling point: 96 rows of M along wgmma's N, 128 weight
+// rows (two consumer warpgroups), 8 stages. Tiles between the options
+// (112: cuBLASLt's at 336 rows) are refused, naming the knob.
+// RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=96,tile_n=128,stages=8,group_m=8,split_k=1,persistent=0,cluster=1,swap_ab=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/w -o /dev/null
+// RUN: FileCheck %s --check-prefix=WAVE --input-file=%t/w/linear_kernel.ptx
+// WAVE: .maxntid 128, 3, 1
+// WAVE: wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16
+// WAVE-NOT: wgmma.mma_async.sync.aligned.m64n128k16
+// RUN: not tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=112,swap_ab=1" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TILE-112
+// TILE-112: error: value 112 is not among the options of knob 'tile_m': [64, 96, 128, 160, 192, 256]
 
 // What swap_ab cannot be is refused, naming the knob (a copy of the
 // schedule offers more values); a tile the swapped block cannot hold says
