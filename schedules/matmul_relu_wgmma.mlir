@@ -32,12 +32,12 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
 
   transform.named_sequence @__transform_main(
       %root: !transform.any_op {transform.consumed}) {
-    // 96 and 160 serve swap_ab = 1, where tile_m is wgmma's N (the
-    // output's rows along it): up to 288 rows in rows of 96-row blocks that
-    // fill one wave (docs/knob-rule.md), 257-320 in two rows of 160.
-    // Without the swap, tile_m is whole 64-row warpgroups.
+    // 96, 104, 112 and 160 serve swap_ab = 1, where tile_m is wgmma's N
+    // (the output's rows along it): up to 336 rows in rows of 96-, 104- or
+    // 112-row blocks that fill one wave (docs/knob-rule.md), 257-320 in two
+    // rows of 160. Without the swap, tile_m is whole 64-row warpgroups.
     %tile_m = transform.tune.knob<"tile_m"> = 128 : i64
-        from options = [64, 96, 128, 160, 192, 256] -> !transform.param<i64>
+        from options = [64, 96, 104, 112, 128, 160, 192, 256] -> !transform.param<i64>
     // 160 fills the last round of shapes whose 128x256 tiles leave much
     // of it idle (2048x5120x5120: 2.4 rounds of 128x256, 3.9 of 128x160).
     %tile_n = transform.tune.knob<"tile_n"> = 128 : i64

@@ -533,6 +533,9 @@ void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,
   // evaluation (and so of the ops) would be the compiler's choice.
   Value validRows = sub(dim(source, 0), rowOrigin);
   Value validCols = sub(dim(source, 1), colOrigin);
+  // Every chunk is stored (zeros past the matrix), so a last round that
+  // the threads do not fill repeats chunks rather than zeroing row 0's
+  // (a 64 x 24 [k, n] tile: 192 chunks for 128 threads).
   forEachChunk(
       tidX, rows, cols, kChunk, kWarpgroupThreads, validRows, validCols,
       [&](Value row, Value col, Value valid) {
@@ -541,7 +544,8 @@ void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,
         pending.push_back({granules, stage, swizzledIndex(row, col, rows)});
         if (pending.size() == kLoadGroup)
           flushChunks(pending);
-      });
+      },
+      /*repeatTail=*/true);
 }
 
 void WgmmaEmitter::flushChunks(SmallVectorImpl<PendingChunk> &pending) {
@@ -841,14 +845,18 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
         Value validRows = extentPast(op.t->source, 0, rowOrigin);
         Value validCols = extentPast(op.t->source, 1, colOrigin);
         int64_t j = 0;
-        forEachChunk(tidX, op.rows, op.cols, kChunk, kWarpgroupThreads,
-                     validRows, validCols,
-                     [&](Value row, Value col, Value valid) {
-                       ChunkGranules at = chunkGranuleIndices(
-                           op.t->source, op.flat, add(rowOrigin, row),
-                           add(colOrigin, col), valid);
-                       body(j++, at, row, col);
-                     });
+        // (Every chunk is stored: a partial last round repeats chunks, as
+        // in fillStage.)
+        forEachChunk(
+            tidX, op.rows, op.cols, kChunk, kWarpgroupThreads, validRows,
+            validCols,
+            [&](Value row, Value col, Value valid) {
+              ChunkGranules at = chunkGranuleIndices(
+                  op.t->source, op.flat, add(rowOrigin, row),
+                  add(colOrigin, col), valid);
+              body(j++, at, row, col);
+            },
+            /*repeatTail=*/true);
       };
   // Chunk j of this thread: element `chunkOffset` of the operand's lo
   // granules in a slot; its hi granules follow the lo ones.
@@ -1982,24 +1990,38 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // rows of wgmma's M.
     if (swapAB)
       swapOperands(bm);
-    // The emitted tile: whole warpgroups of rows and whole 32-column
-    // groups, which split-K's blocks share evenly (an MN-major B's last
-    // 64-column box is loaded whole); what lies beyond the block's extents
-    // is zero-filled by TMA and not stored.
-    bm.m = llvm::alignTo(bm.m, kWgmmaM);
-    bm.n = blockColumns(bm.n, splits);
     // Split-K: the K steps are shared out among the `splits` blocks of a
     // cluster, and each block of it stores 1 / splits of the tile's 8-column
     // groups.
-    int64_t steps = llvm::divideCeil(bm.k, stepK(bm));
     if (splits < 1 || splits > kMaxClusterSize)
       return fail("split_k = " + Twine(splits) + " must be between 1 and " +
                   Twine(kMaxClusterSize) +
                   " (the blocks of one portable cluster)");
-    if ((bm.n / 8) % splits != 0)
-      return fail("split_k = " + Twine(splits) + " must divide the " +
-                  Twine(bm.n / 8) + " 8-column groups of the " + Twine(bm.n) +
-                  "-column block tile");
+    if (cluster != 1 && cluster != 2)
+      return fail("cluster = " + Twine(cluster) + " must be 1 or 2");
+    FailureOr<TiledOperand> a = getTiledOperand(bm.a, bm.launch);
+    FailureOr<TiledOperand> bOperand = getTiledOperand(bm.b, bm.launch);
+    if (failed(a) || failed(bOperand))
+      return fail("expected A and B to be unit-stride tiles of statically "
+                  "shaped, row-major buffers (matrices, or batches of them) "
+                  "defined outside the launch (the tensor maps are created "
+                  "on the host)");
+    // The emitted tile: whole warpgroups of rows and whole 8-column groups
+    // (wgmma's N), as many per block of a split-K or multicasting cluster
+    // (blockColumns; an MN-major B's last 64-column box is loaded whole),
+    // or 32-column groups where the producers may read B's misaligned rows
+    // or split its tiles (3xTF32); what lies beyond the block's extents is
+    // zero-filled by TMA, or holds the next block's rows or columns, and is
+    // not stored.
+    bool splitsB = wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8,
+                                       bm.allowTf32) > 1;
+    bool alignedB =
+        hasAlignedRows(cast<MemRefType>(bOperand->source.getType()), 16);
+    bm.m = llvm::alignTo(bm.m, kWgmmaM);
+    bm.n = blockColumns(bm.n, splits, cluster,
+                        alignedB && !splitsB ? kWgmmaNGranule
+                                             : kWgmmaReadNGranule);
+    int64_t steps = llvm::divideCeil(bm.k, stepK(bm));
     if (splits > steps)
       return fail("split_k = " + Twine(splits) + " exceeds the " +
                   Twine(steps) + " K steps of " + Twine(stepK(bm)));
@@ -2066,8 +2088,6 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // along x, or y when x has an odd extent (a persistent grid pairs its
     // tiles along x).
     std::optional<gpu::Dimension> clusterDim;
-    if (cluster != 1 && cluster != 2)
-      return fail("cluster = " + Twine(cluster) + " must be 1 or 2");
     if (cluster == 2) {
       if (splits > 1)
         return fail("cluster = 2 with split_k = " + Twine(splits) +
@@ -2120,13 +2140,6 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       return fail(why);
     if (128 % bm.outType.getIntOrFloatBitWidth() != 0)
       return fail("the output type does not fill 16-byte stores");
-    FailureOr<TiledOperand> a = getTiledOperand(bm.a, bm.launch);
-    FailureOr<TiledOperand> bOperand = getTiledOperand(bm.b, bm.launch);
-    if (failed(a) || failed(bOperand))
-      return fail("expected A and B to be unit-stride tiles of statically "
-                  "shaped, row-major buffers (matrices, or batches of them) "
-                  "defined outside the launch (the tensor maps are created "
-                  "on the host)");
     if (a->batchRank() + 2 > kMaxTmaRank ||
         bOperand->batchRank() + 2 > kMaxTmaRank)
       return fail("A or B has more than " + Twine(kMaxTmaRank - 2) +

@@ -189,10 +189,19 @@ constexpr double kUncalibratedSwap = 1e9;
 constexpr int64_t kWgmmaMaxN = 256;
 constexpr int64_t kSwapMaxRows = 320;
 constexpr double kSwapMinBytes = 32e6;
+/// The width in which the model counts a wgmma block narrower than its tile
+/// (estimate(): its tile's efficiency and its blocks along N), as the rule
+/// was calibrated when blocks computed whole 32-column groups.
+constexpr int64_t kModelNGranule = 32;
 /// Swap-AB blocks that fill one wave (waveSwapRows): 128 weight rows wide
 /// (two consumer warpgroups), M in at most three rows of blocks, filling at
 /// least this share of the SMs.
 constexpr int64_t kWaveSwapColumns = 128;
+/// The tile_m values it tries, narrowest first (the schedule's options
+/// below 128 that wgmma's N serves); those above kWaveSwapTwoRowsMax only in
+/// three rows of blocks (289-336 rows of M).
+constexpr int64_t kWaveSwapTileRows[] = {64, 96, 104, 112};
+constexpr int64_t kWaveSwapTwoRowsMax = 96;
 constexpr int64_t kWaveSwapMinRows = 128;
 constexpr int64_t kWaveSwapMaxRowBlocks = 3;
 constexpr double kWaveSwapMinFill = 0.8;
@@ -218,8 +227,8 @@ bool swapEligible(const ProblemShape &s) {
 }
 
 /// The tile_m of the swap-AB point of `s` whose blocks fill one wave, if
-/// there is one: the narrowest of 64 and 96 rows (wgmma's N) that lays M
-/// (more than kWaveSwapMinRows) out in at most kWaveSwapMaxRowBlocks rows of
+/// there is one: the narrowest of kWaveSwapTileRows (wgmma's N) that lays
+/// M (more than kWaveSwapMinRows) out in at most kWaveSwapMaxRowBlocks rows of
 /// blocks kWaveSwapColumns weight rows wide, between kWaveSwapMinFill and all
 /// of the SMs in one wave. Each block has two consumer warpgroups and a ring
 /// of 8 stages; cuBLASLt runs such tiles there (128x96 at 272-288 x 5120 x
@@ -228,12 +237,19 @@ bool swapEligible(const ProblemShape &s) {
 /// 67 layers of 136-288 rows (0.947x-1.368x) and 1.156x on 36 held-out
 /// ones; where three rows fill 84 of 132 SMs (264 x 3584) the 160x64
 /// blocks ran 1.04x faster, and four rows of blocks lost (0.68x-0.98x).
+/// Three rows of 104 or 112 (289-336 rows, cuBLASLt's 128x104 and 128x112
+/// there) ran 1.035x the previous picks with 7 stages on 34 layers, 1.157x
+/// with 6 at 296x5120x13824 (8 do not fit); two rows of them ran 0.93x-1.08x
+/// the one row of 64-row swapped blocks that already fills the wave at
+/// 193-224 x 6784-8448 ("Blocks of 8-column groups").
 std::optional<int64_t> waveSwapRows(const ProblemShape &s,
                                     const ChipLimits &chip) {
   if (!swapEligible(s) || s.m <= kWaveSwapMinRows)
     return std::nullopt;
-  for (int64_t tm : {64, 96}) {
+  for (int64_t tm : kWaveSwapTileRows) {
     int64_t rows = llvm::divideCeil(s.m, tm);
+    if (tm > kWaveSwapTwoRowsMax && rows < kWaveSwapMaxRowBlocks)
+      continue;
     int64_t blocks = rows * llvm::divideCeil(s.n, kWaveSwapColumns);
     if (rows <= kWaveSwapMaxRowBlocks && blocks <= chip.smCount &&
         double(blocks) >= kWaveSwapMinFill * double(chip.smCount))
@@ -408,9 +424,11 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   std::optional<int64_t> wm = p.get("warp_m"), wn = p.get("warp_n");
   bool wgmma = !simt && !wm && p.get("stages") && !p.get("tile_k");
   // wgmma blocks compute whole warpgroups of 64 rows and whole groups of
-  // kWgmmaNGranule columns (more with split-K: blockColumns).
+  // kWgmmaNGranule columns (more with split-K or clusters: blockColumns);
+  // the model counts a block narrower than its tile (N below tile_n) in
+  // whole kModelNGranule columns, as it was calibrated (below).
   int64_t granule = simt ? 1 : (wgmma ? 64 : 16);
-  int64_t nGranule = wgmma ? tessel::wgmma::kWgmmaNGranule : granule;
+  int64_t nGranule = wgmma ? kModelNGranule : granule;
   int64_t em = std::min(tm, roundUp(s.m, granule));
   int64_t en = std::min(tn, roundUp(s.n, nGranule));
   // Blocks along N (grid x) and all of them.
@@ -429,19 +447,6 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     return refuse(llvm::formatv("split_k={0}: only the wgmma schedule "
                                 "splits K",
                                 splits));
-  // The columns a block computes, and those its time is modeled with: a
-  // wgmma K step narrower than 64 columns takes about as long as a
-  // 64-column one (its instructions wait on issue and the loads, not the
-  // tensor cores). 32-column blocks ran 1.0x-1.2x faster than 64-column
-  // ones with the same knobs, but modeled at their width they won the
-  // rule's picks from deeper splits of 64 columns, and a split of K in 4
-  // instead of 8 lost 0.71x-0.94x on thin shapes with a long K (H100,
-  // bench/results/hopper-v2, "128x160 tiles").
-  int64_t blockN = wgmma ? tessel::wgmma::blockColumns(en, splits)
-                         : roundUp(en, granule);
-  int64_t modelN = wgmma ? std::max<int64_t>(blockN, 64) : blockN;
-  // Persistent blocks (wgmma): each walks several tiles.
-  bool persistent = p.get("persistent").value_or(0) == 1;
   // Clusters of two blocks that multicast shared operand tiles (wgmma).
   int64_t cluster = p.get("cluster").value_or(1);
   if (cluster != 1 && cluster != 2)
@@ -450,6 +455,32 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     return refuse(llvm::formatv("cluster={0}: only the wgmma schedule "
                                 "multicasts",
                                 cluster));
+  // The columns a block computes, and those its time is modeled with: a
+  // wgmma K step narrower than 64 columns takes about as long as a
+  // 64-column one (its instructions wait on issue and the loads, not the
+  // tensor cores). 32-column blocks ran 1.0x-1.2x faster than 64-column
+  // ones with the same knobs, but modeled at their width they won the
+  // rule's picks from deeper splits of 64 columns, and a split of K in 4
+  // instead of 8 lost 0.71x-0.94x on thin shapes with a long K (H100,
+  // bench/results/hopper-v2, "128x160 tiles"). For the same reason the
+  // tile's efficiency counts a narrow N (5 columns) in whole 32-column
+  // groups, not the 8 the block computes: at 8 it made splits of K in 8
+  // the rule's pick on such shapes.
+  // Where the producers may read B's misaligned rows or split its tiles
+  // (3xTF32), blocks compute whole 32-column groups (either layout's rows
+  // counted, as the rule may not know which one B has).
+  bool readsB = s.wgmmaParts > 1 || (s.n * s.inBytes) % 16 != 0 ||
+                (s.k * s.inBytes) % 16 != 0;
+  int64_t blockN =
+      wgmma ? tessel::wgmma::blockColumns(
+                  std::min(tn, roundUp(s.n, tessel::wgmma::kWgmmaNGranule)),
+                  splits, cluster,
+                  readsB ? tessel::wgmma::kWgmmaReadNGranule
+                         : tessel::wgmma::kWgmmaNGranule)
+            : roundUp(en, granule);
+  int64_t modelN = wgmma ? std::max<int64_t>(blockN, 64) : blockN;
+  // Persistent blocks (wgmma): each walks several tiles.
+  bool persistent = p.get("persistent").value_or(0) == 1;
 
   // Constraints the schedules check (the dry run is the final judge).
   int64_t threads = 128;

@@ -73,9 +73,12 @@
 // CLUSTER: .reqnctapercluster
 // CLUSTER: wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 {{.*}}, p, 1,  1, 1,  1;
 // CLUSTER: multicast::cluster
-// The rule's wave-filling point: 96 rows of M along wgmma's N, 128 weight
-// rows (two consumer warpgroups), 8 stages. Tiles between the options
-// (112: cuBLASLt's at 336 rows) are refused, naming the knob.
+// The rule's wave-filling points: 96 rows of M along wgmma's N, 128 weight
+// rows (two consumer warpgroups), 8 stages; 104 and 112 rows (cuBLASLt's
+// at 304-336 rows) with 6, computed as 104 and 112 (whole 8-column groups
+// of wgmma's N), not 128; in a cluster of two, whose blocks each load half
+// of a shared tile's rows, 104 is computed as 112. Tiles between the
+// options (120) are refused, naming the knob.
 // RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
 // RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=96,tile_n=128,stages=8,group_m=8,split_k=1,persistent=0,cluster=1,swap_ab=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/w -o /dev/null
@@ -83,10 +86,27 @@
 // WAVE: .maxntid 128, 3, 1
 // WAVE: wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16
 // WAVE-NOT: wgmma.mma_async.sync.aligned.m64n128k16
+// RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=104,tile_n=128,stages=6,group_m=8,split_k=1,persistent=0,cluster=1,swap_ab=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/w104 -o /dev/null
+// RUN: FileCheck %s --check-prefix=WAVE-104 --input-file=%t/w104/linear_kernel.ptx
+// WAVE-104: .maxntid 128, 3, 1
+// WAVE-104: wgmma.mma_async.sync.aligned.m64n104k16.f32.f16.f16
+// WAVE-104-NOT: wgmma.mma_async.sync.aligned.m64n{{112|128}}k16
+// RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=112,tile_n=128,stages=6,group_m=8,split_k=1,persistent=0,cluster=1,swap_ab=1" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-112
+// WAVE-112: nvgpu.tma.create.descriptor %{{.+}} box[%c112{{[_0-9]*}}, %c64{{[_0-9]*}}]
+// WAVE-112: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 112, k = 16>
+// RUN: tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=104,tile_n=128,stages=6,group_m=8,split_k=1,persistent=0,cluster=2,swap_ab=1" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-CLUSTER
+// WAVE-CLUSTER: nvgpu.tma.create.descriptor %{{.+}} box[%c56{{[_0-9]*}}, %c64{{[_0-9]*}}]
+// WAVE-CLUSTER: nvvm.wgmma.mma_async {{.+}} <m = 64, n = 112, k = 16>
 // RUN: not tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=112,swap_ab=1" 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=TILE-112
-// TILE-112: error: value 112 is not among the options of knob 'tile_m': [64, 96, 128, 160, 192, 256]
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=120,swap_ab=1" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=TILE-120
+// TILE-120: error: value 120 is not among the options of knob 'tile_m': [64, 96, 104, 112, 128, 160, 192, 256]
 
 // What swap_ab cannot be is refused, naming the knob (a copy of the
 // schedule offers more values); a tile the swapped block cannot hold says
@@ -98,7 +118,7 @@
 // RUN:   | FileCheck %s --check-prefix=VALUE
 // VALUE: error: swap_ab = 2 must be 0 or 1
 // RUN: not tessel-opt %S/../Runtime/Inputs/linear_bias_relu_200x136x72_f16_nk.mlir \
-// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=256,tile_n=256,stages=4,swap_ab=1" 2>&1 \
+// RUN:   --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=256,tile_n=256,stages=16,swap_ab=1" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ROLES
 // ROLES: error: {{.*}}(swap_ab = 1: the block computes the transposed tile, whose M is the output's columns and N its rows)
 

@@ -31,12 +31,20 @@
 // KN-NOT:     nvgpu.tma.async.load
 // KN:         nvvm.wgmma.mma_async {{.+}} <m = 64, n = 160, k = 16>
 
-// N = 20 in a 64-column tile: the block computes 32 columns (m64n32k16).
-// RUN: sed 's/x320x/x20x/g; s/256x320/256x20/g' %t/kn.mlir \
+// N = 24 in a 64-column tile: the block computes 24 columns (m64n24k16),
+// wgmma reading the first 24 of B's 64-column box. N = 20 puts B's rows off
+// 16-byte boundaries (the producers read or copy them): whole 32-column
+// groups (m64n32k16).
+// RUN: sed 's/x320x/x24x/g; s/256x320/256x24/g' %t/kn.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=64,stages=4,group_m=8,split_k=1,persistent=0,cluster=1" \
 // RUN:   | FileCheck %s --check-prefix=NARROW
-// NARROW:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 32, k = 16>
-// NARROW-NOT: n = 64, k = 16
+// NARROW:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 24, k = 16>
+// NARROW-NOT: n = 32, k = 16
+// RUN: sed 's/x320x/x20x/g; s/256x320/256x20/g' %t/kn.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=64,stages=4,group_m=8,split_k=1,persistent=0,cluster=1" \
+// RUN:   | FileCheck %s --check-prefix=NARROW-READ
+// NARROW-READ:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 32, k = 16>
+// NARROW-READ-NOT: n = 24, k = 16
 
 //--- linear.mlir
 func.func @linear(%x: tensor<256x256xf16>, %w: tensor<320x256xf16>, %y_out: tensor<256x320xf16>) -> tensor<256x320xf16> {

@@ -24,17 +24,31 @@ inline constexpr char kPersistentTilesAttr[] = "tessel.persistent_tiles";
 /// Rows of the accumulator one consumer warpgroup owns (wgmma's M).
 inline constexpr int64_t kWgmmaM = 64;
 /// Columns of the block tile a block computes in whole units of this: the
-/// wgmma instruction's N (a multiple of 8 up to 256) over whole 32-column
-/// groups, so that 160 columns (a 128x160 tile fills the last round of a
-/// shape that 128x256 tiles fill poorly) are computed as 160, not 192.
-inline constexpr int64_t kWgmmaNGranule = 32;
-/// The columns a block computes for a block extent of `n` columns with K
-/// split over `splits` blocks of a cluster, each of which stores an equal
-/// share of the tile's 8-column groups: whole kWgmmaNGranule groups, or
-/// whole 64-column ones with more than 4 splits (n = 20: 32 columns, but
-/// 64 with split_k = 8, which 32 columns could not share out).
-inline int64_t blockColumns(int64_t n, int64_t splits) {
-  return llvm::alignTo(n, splits > 4 ? 64 : kWgmmaNGranule);
+/// wgmma instruction's N (a multiple of 8 up to 256), so that a 112-row
+/// swapped tile (tile_m along wgmma's N) is computed as 112, not 128, and
+/// a block whose N is 20 computes 24 columns ...
+inline constexpr int64_t kWgmmaNGranule = 8;
+/// ... where TMA loads B as stored (rows on 16-byte boundaries) and the
+/// producer does not split it (3xTF32); else in whole groups of this many.
+/// The producers' reads of misaligned rows and the 3xTF32 split walk B's
+/// tile in 16-byte chunks, whole rounds of their 128 threads, which the
+/// narrower widths do not fill: on an H200 the staged reads of a 24-column
+/// [k, n] tile wrote past their slots and the split would leave chunks
+/// unsplit (bench/results/hopper-v2, "Blocks of 8-column groups").
+inline constexpr int64_t kWgmmaReadNGranule = 32;
+/// The columns a block computes for a block extent of `n` columns, in
+/// whole groups of `granule` (kWgmmaNGranule or kWgmmaReadNGranule). With
+/// K split over `splits` blocks of a cluster, each stores an equal share of
+/// the tile's 8-column groups; in a cluster of `cluster` blocks that
+/// multicast the operand tiles they share, each loads its part of a
+/// K-major tile's rows, which starts on a 1024-byte swizzle boundary (whole
+/// 8-row groups). Both round the width up to whole groups per block (n =
+/// 20: 24 columns; 32 with split_k = 4, 64 with split_k = 8, 32 in a
+/// cluster of two; n = 104 in a cluster of two: 112). Split-K and
+/// clusters do not combine.
+inline int64_t blockColumns(int64_t n, int64_t splits, int64_t cluster = 1,
+                            int64_t granule = kWgmmaNGranule) {
+  return llvm::alignTo(n, std::max(granule, kWgmmaNGranule * splits * cluster));
 }
 /// Bytes of a tile row in one ring buffer: one 128-byte swizzle row, the
 /// K extent of one K step (64 16-bit or 32 f32 values).
@@ -73,9 +87,15 @@ inline constexpr int64_t kCopy16bRowsFrom = 12;
 inline constexpr int64_t kMaxAccumulatorRegs = 128;
 /// Registers of an SM, and those a consumer thread needs besides its
 /// accumulators (addresses, barriers, loop state: 26-38 in the tuned kernels
-/// on an H100, fewer under pressure).
+/// on an H100, fewer under pressure). ptxas needs 26 besides them at the
+/// wgmma instruction itself: at 512 threads (128 registers each) a 64x208
+/// f16 block's 104 accumulators failed to compile ("Insufficient registers
+/// (128) ... register target of 130"), 64x200 compiled in exactly 128
+/// (H200, bench/results/hopper-v2, "Blocks of 8-column groups"). 30 keeps
+/// a margin, and the widths blocks had before computing 8-column groups
+/// (192 at 512 threads, 128 at 640).
 inline constexpr int64_t kRegisterFile = 65536;
-inline constexpr int64_t kOtherRegs = 24;
+inline constexpr int64_t kOtherRegs = 30;
 
 /// A BM x BN block's warpgroups and shared memory, in bytes.
 struct Layout {
