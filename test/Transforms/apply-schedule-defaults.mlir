@@ -146,11 +146,12 @@
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=CLUSTER-SLOTS-DECODE
 // CLUSTER-SLOTS-DECODE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 4 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 64 : i64, tile_n = 64 : i64}
-// At 257-320 rows the swap must not add work per SM: 304x5120x5120 takes
-// one wave either way, of 160x128 swapped blocks or smaller 128x128 ones,
-// and stays unswapped; 288x13824x5120 ties (2 waves of 160x128 against 5
-// of 128x64) and swaps.
-// RUN: sed 's/3x9xf16/304x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/304x5120xf/g' \
+// At 257-320 rows the swap must not add work per SM: 304x4480x5120 takes
+// one wave either way, of 160x128 swapped blocks or smaller 128x128 ones
+// (three rows of 104-row blocks would fill 105 of 132 SMs, too few: no
+// point fills one wave), and stays unswapped; 288x13824x5120 ties (2 waves
+// of 160x128 against 5 of 128x64) and swaps.
+// RUN: sed 's/3x9xf16/304x5120xf16/g; s/9x7xf16/5120x4480xf16/g; s/3x7xf/304x4480xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=SWAP-MORE-WORK
@@ -162,13 +163,32 @@
 // SWAP-TIE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 128 : i64}
 // Swapped blocks that fill one wave come first where there are some: at
 // 288x5120 three rows of 96-row blocks, 128 weight rows wide (120 blocks,
-// 8 stages); at 176 rows three rows of 64. At 264x3584 three rows of 96
-// fill 84 of 132 SMs, too few: two rows of 160x64 blocks, as before.
+// 8 stages); at 176 rows three rows of 64; at 304x5120 three rows of 104
+// and at 320x5120 of 112 (6 stages: 8 do not fit). Rows of 104 or 112 come
+// only in threes: at 216x8192 two rows of 112 would fill 128 SMs, but the
+// rule keeps one row of 64x216 blocks (as many, the weight read once). At
+// 264x3584 three rows of 96 fill 84 of 132 SMs, too few: two rows of
+// 160x64 blocks, as before.
 // RUN: sed 's/3x9xf16/288x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/288x5120xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=WAVE-96
 // WAVE-96: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 96 : i64, tile_n = 128 : i64}
+// RUN: sed 's/3x9xf16/304x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/304x5120xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-104
+// WAVE-104: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 1 : i64, tile_m = 104 : i64, tile_n = 128 : i64}
+// RUN: sed 's/3x9xf16/320x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/320x5120xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-112
+// WAVE-112: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 1 : i64, tile_m = 112 : i64, tile_n = 128 : i64}
+// RUN: sed 's/3x9xf16/216x4096xf16/g; s/9x7xf16/4096x8192xf16/g; s/3x7xf/216x8192xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-TWO-ROWS
+// WAVE-TWO-ROWS: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 1 : i64, tile_m = 256 : i64, tile_n = 64 : i64}
 // RUN: sed 's/3x9xf16/176x13824xf16/g; s/9x7xf16/13824x5120xf16/g; s/3x7xf/176x5120xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
