@@ -4,7 +4,8 @@ same workloads, schedules and knobs (the tuned records, else the rule),
 compiled by each build on the CPU, then run, checked and timed by one
 tessel-run on the GPU in interleaved rounds.
 
-    # CPU: compile each case with each build (name=path of its tessel-opt)
+    # CPU: compile each case with each build (name=path of its tessel-opt,
+    # and optionally ",schedule" of the schedule library it applies)
     python3 bench/compare_builds.py prepare DIR --build old=/tmp/opt-old \\
         --build new=build/bin/tessel-opt
     # or one build's kernels with knobs changed (name=knobs given over the
@@ -175,7 +176,10 @@ CASES += [
 
 def prepare(args):
     from tessel import compiler, install
-    builds = dict(b.split("=", 1) for b in args.build)
+    # NAME=OPT[,SCHEDULE]: a build's tessel-opt, and the schedule library
+    # it applies (default: the installed ones for the case).
+    builds = {name: tuple(spec.split(",", 1)) if "," in spec else (spec, None)
+              for name, spec in (b.split("=", 1) for b in args.build)}
     variants = dict(v.split("=", 1) for v in args.variant) or {"": ""}
     out = pathlib.Path(args.dir)
     cases = CASES
@@ -192,7 +196,7 @@ def prepare(args):
     for name, kind, m, n, k, dtype, act in cases:
         if args.cases and not re.search(args.cases, name):
             continue
-        for (build, opt), (variant, knobs) in itertools.product(
+        for (build, (opt, schedule)), (variant, knobs) in itertools.product(
                 builds.items(), variants.items()):
             # Each build's tessel-opt compiles; the kernel cache keys on the
             # binary, so builds never share a kernel.
@@ -203,6 +207,8 @@ def prepare(args):
                 # H100's 132 SMs).
                 where = (dict(databases=[], sm_count=132) if args.rule
                          else {})
+                if schedule:
+                    where["schedule"] = schedule
                 if kind == "relu":
                     return compiler.compile_matmul_relu(
                         m, n, k, dtype, chip="sm_90a", knobs=knobs or None,
@@ -315,7 +321,8 @@ def main():
     pp = sub.add_parser("prepare")
     pp.add_argument("dir")
     pp.add_argument("--build", action="append", required=True,
-                    help="NAME=PATH of a tessel-opt (repeatable)")
+                    help="NAME=PATH[,SCHEDULE] of a tessel-opt, and of "
+                    "the schedule library it applies (repeatable)")
     pp.add_argument("--variant", action="append", default=[],
                     help="NAME=KNOBS given over the chosen ones, e.g. "
                     "persistent=1 (repeatable; empty KNOBS: none)")

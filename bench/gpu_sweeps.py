@@ -6,6 +6,7 @@ until a time limit.
 
     B=/tmp/tessel/tessel python3 bench/gpu_sweeps.py OUT --seconds 520 \\
         [--tests knob-sweep-persistent-gpu,...] [--match wgmma] [--first N]
+        [--only TEST:I,TEST:J,...]
 
 B is the bundle's root (bin/, schedules/); each sweep writes its JSON to
 OUT/<test>-<n>.json. Exit status 1 if a sweep failed or did not finish.
@@ -47,6 +48,9 @@ def main():
                    help="only the sweeps whose command contains this")
     p.add_argument("--first", type=int, default=0,
                    help="at most this many sweeps of each test (0: all)")
+    p.add_argument("--only", default="",
+                   help="only these sweeps, TEST:I (the I-th RUN line of "
+                   "check_shapes.py in TEST, from 0), comma-separated")
     args = p.parse_args()
     bundle = os.environ["B"]
     out = pathlib.Path(args.out)
@@ -57,6 +61,8 @@ def main():
         taken = 0
         for i, command in enumerate(sweep_commands(test)):
             if args.match not in command:
+                continue
+            if args.only and f"{test}:{i}" not in args.only.split(","):
                 continue
             if args.first and taken == args.first:
                 break
