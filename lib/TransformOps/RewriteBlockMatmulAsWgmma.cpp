@@ -2013,14 +2013,14 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // or split its tiles (3xTF32); what lies beyond the block's extents is
     // zero-filled by TMA, or holds the next block's rows or columns, and is
     // not stored.
-    bool splitsB = wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8,
-                                       bm.allowTf32) > 1;
+    bool splitsF32 = wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8,
+                                         bm.allowTf32) > 1;
     bool alignedB =
         hasAlignedRows(cast<MemRefType>(bOperand->source.getType()), 16);
     bm.m = llvm::alignTo(bm.m, kWgmmaM);
     bm.n = blockColumns(bm.n, splits, cluster,
-                        alignedB && !splitsB ? kWgmmaNGranule
-                                             : kWgmmaReadNGranule);
+                        alignedB && !splitsF32 ? kWgmmaNGranule
+                                               : kWgmmaReadNGranule);
     int64_t steps = llvm::divideCeil(bm.k, stepK(bm));
     if (splits > steps)
       return fail("split_k = " + Twine(splits) + " exceeds the " +
@@ -2028,8 +2028,6 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // Refusals the knobs share: persistent and multicasting blocks do not
     // serve 3xTF32 (its producer splits each tile), and a launch with
     // clusters already serves none of persistent, cluster and split_k.
-    bool splitsF32 = wgmma::operandParts(bm.inType.getIntOrFloatBitWidth() / 8,
-                                         bm.allowTf32) > 1;
     auto refuseSplitF32 = [&](StringRef knob, StringRef off) {
       return fail(knob + " does not serve f32 inputs at FP32 accuracy "
                          "(3xTF32: the producer splits each tile); use " +
