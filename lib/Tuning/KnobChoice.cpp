@@ -455,6 +455,14 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     return refuse(llvm::formatv("cluster={0}: only the wgmma schedule "
                                 "multicasts",
                                 cluster));
+  // Rows that are not 16-byte aligned, which TMA cannot read (copied, or
+  // read by the producers). Without the layout of B, its rows count as
+  // misaligned when either of its dimensions is.
+  // A's rows, as stored: K long, or M for an A stored [k, m].
+  int64_t aRowBytes = (s.aKMajor ? s.k : s.m) * s.inBytes;
+  bool misalignedA = aRowBytes % 16 != 0;
+  bool misalignedB = (s.n * s.inBytes) % 16 != 0 || (s.k * s.inBytes) % 16 != 0;
+
   // The columns a block computes, and those its time is modeled with: a
   // wgmma K step narrower than 64 columns takes about as long as a
   // 64-column one (its instructions wait on issue and the loads, not the
@@ -465,12 +473,10 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // bench/results/hopper-v2, "128x160 tiles"). For the same reason the
   // tile's efficiency counts a narrow N (5 columns) in whole 32-column
   // groups, not the 8 the block computes: at 8 it made splits of K in 8
-  // the rule's pick on such shapes.
-  // Where the producers may read B's misaligned rows or split its tiles
-  // (3xTF32), blocks compute whole 32-column groups (either layout's rows
-  // counted, as the rule may not know which one B has).
-  bool readsB = s.wgmmaParts > 1 || (s.n * s.inBytes) % 16 != 0 ||
-                (s.k * s.inBytes) % 16 != 0;
+  // the rule's pick on such shapes. Where the producers may read B's
+  // misaligned rows or split its tiles (3xTF32), blocks compute whole
+  // 32-column groups.
+  bool readsB = s.wgmmaParts > 1 || misalignedB;
   int64_t blockN =
       wgmma ? tessel::wgmma::blockColumns(
                   std::min(tn, roundUp(s.n, tessel::wgmma::kWgmmaNGranule)),
@@ -573,11 +579,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
           "the registers of {2} threads",
           bn, tessel::wgmma::accumulatorRegs(bn, s.wgmmaParts), threads));
     // Each block of a cluster stores bn / 8 / splits of the tile's 8-column
-    // groups and takes at least one K step.
-    if ((bn / 8) % splits != 0)
-      return refuse(llvm::formatv("split_k={0} does not divide the {1} "
-                                  "8-column groups of tile_n={2}",
-                                  splits, bn / 8, bn));
+    // groups (blockColumns rounds bn to them) and takes at least one K step.
     if (splits > kSteps)
       return refuse(
           llvm::formatv("split_k={0} exceeds the {1} K steps", splits, kSteps));
@@ -634,15 +636,6 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
       blocks, sharesSM
                   ? std::max<int64_t>(splits, chip.smCount / splits * splits)
                   : chip.clusterBlocks(splits));
-
-  // Rows that are not 16-byte aligned, which TMA cannot read (copied, or
-  // read by the producers). Without the layout of B, its rows count as
-  // misaligned when either of its dimensions is.
-  // A's rows, as stored: K long, or M for an A stored [k, m].
-  int64_t aRowBytes = (s.aKMajor ? s.k : s.m) * s.inBytes;
-  bool misalignedA = aRowBytes % 16 != 0;
-  bool misalignedB =
-      (s.n * s.inBytes) % 16 != 0 || (s.k * s.inBytes) % 16 != 0;
 
   // A decode layer (wgmma, 16-bit, at most 64 rows, B of kStreamMinBytes
   // or more) waits on HBM, not on its tensor cores: what counts is that

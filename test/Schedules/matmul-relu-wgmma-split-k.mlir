@@ -43,6 +43,10 @@
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t.any/split.mlir
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%t.any/split.mlir knobs=tile_m=128,tile_n=64,stages=4,split_k=3" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DIVIDE
+// B's rows off 16-byte boundaries (N = 60, copied for split-K) keep whole
+// 32-column groups, and 3 blocks share them: 96 columns, 32 each.
+// RUN: sed 's/1024/60/g' %s | tessel-opt --tessel-apply-schedule="schedule=%t.any/split.mlir knobs=tile_m=128,tile_n=64,stages=4,split_k=3" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DIVIDE-READ
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%t.any/split.mlir knobs=tile_m=128,tile_n=128,stages=4,split_k=16" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CLUSTER
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%t.any/split.mlir knobs=tile_m=128,tile_n=128,stages=4,split_k=0" 2>&1 \
@@ -54,6 +58,8 @@
 
 // DIVIDE:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 72, k = 16>
 // DIVIDE-NOT: error
+// DIVIDE-READ:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 96, k = 16>
+// DIVIDE-READ-NOT: error
 // CLUSTER: error: split_k = 16 must be between 1 and 8 (the blocks of one portable cluster)
 // ZERO: error: split_k = 0 must be between 1 and 8
 // SMEM: error: the 256x256 tile with 2 stages and its f32 partial tile needs 263200 bytes of shared memory; an sm_90 block has at most 232448

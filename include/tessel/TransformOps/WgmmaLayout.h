@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 
 namespace tessel::wgmma {
 
@@ -42,13 +43,13 @@ inline constexpr int64_t kWgmmaReadNGranule = 32;
 /// the tile's 8-column groups; in a cluster of `cluster` blocks that
 /// multicast the operand tiles they share, each loads its part of a
 /// K-major tile's rows, which starts on a 1024-byte swizzle boundary (whole
-/// 8-row groups). Both round the width up to whole groups per block (n =
-/// 20: 24 columns; 32 with split_k = 4, 64 with split_k = 8, 32 in a
-/// cluster of two; n = 104 in a cluster of two: 112). Split-K and
-/// clusters do not combine.
+/// 8-row groups). The width is a multiple of both (n = 20: 24 columns; 32
+/// with split_k = 4, 64 with split_k = 8, 32 in a cluster of two; n = 104
+/// in a cluster of two: 112; n = 60 in 32-column groups with split_k = 3:
+/// 96). Split-K and clusters do not combine.
 inline int64_t blockColumns(int64_t n, int64_t splits, int64_t cluster = 1,
                             int64_t granule = kWgmmaNGranule) {
-  return llvm::alignTo(n, std::max(granule, kWgmmaNGranule * splits * cluster));
+  return llvm::alignTo(n, std::lcm(granule, kWgmmaNGranule * splits * cluster));
 }
 /// Bytes of a tile row in one ring buffer: one 128-byte swizzle row, the
 /// K extent of one K step (64 16-bit or 32 f32 values).
