@@ -255,11 +255,10 @@ protected:
   /// chunks before (modulo their number): a body that stores whatever
   /// `valid` is (a fill of shared memory, zeros past the matrix) then
   /// stores a chunk's value twice, not zeros over row 0. Calls
-  /// `body(row, col, valid)` for
-  /// each of the thread's
-  /// chunks, where `valid` counts the chunk's elements inside the region
-  /// [0, validRows) x [0, validCols) of the tile: 0 for a row outside it,
-  /// else min(width, max(validCols - col, 0)). It is the constant `width`
+  /// `body(row, col, valid)` for each of the thread's chunks, where `valid`
+  /// counts the chunk's elements inside the region [0, validRows) x [0,
+  /// validCols) of the tile: 0 for a row outside it, else min(width,
+  /// max(validCols - col, 0)). It is the constant `width`
   /// when the valid region provably covers the tile (null extents mean the
   /// whole tile).
   void forEachChunk(
