@@ -410,8 +410,7 @@ Value KernelBuilder::dim(Value memref, int64_t i) {
 void KernelBuilder::forEachChunk(Value tid, int64_t rows, int64_t cols,
                                  int64_t width, int64_t threads,
                                  Value validRows, Value validCols,
-                                 function_ref<void(Value, Value, Value)> body,
-                                 bool repeatTail) {
+                                 function_ref<void(Value, Value, Value)> body) {
   auto covers = [](Value valid, int64_t extent) {
     std::optional<int64_t> v = valid ? getConstantIntValue(valid) : extent;
     return v && *v >= extent;
@@ -428,16 +427,12 @@ void KernelBuilder::forEachChunk(Value tid, int64_t rows, int64_t cols,
     firstCol = mul(rem(tid, chunksPerRow), width);
   }
   // When the threads do not divide the chunks, the last round's threads
-  // past the end read row 0 and store nothing, or with repeatTail take the
-  // chunks from the first on again (chunk modulo the chunks).
+  // past the end read row 0 and store nothing.
   int64_t chunks = rows * chunksPerRow;
   for (int64_t j = 0, e = llvm::divideCeil(chunks, threads); j < e; ++j) {
-    bool lastRound = (j + 1) * threads > chunks;
     Value row, col;
     if (firstRow) {
       row = addC(firstRow, j * threads / chunksPerRow);
-      if (lastRound && repeatTail)
-        row = rem(row, rows);
       col = firstCol;
     } else if (chunksPerRow % threads == 0) {
       int64_t perRow = chunksPerRow / threads;
@@ -445,13 +440,11 @@ void KernelBuilder::forEachChunk(Value tid, int64_t rows, int64_t cols,
       col = mul(addC(tid, j % perRow * threads), width);
     } else {
       Value chunk = addC(tid, j * threads);
-      if (lastRound && repeatTail)
-        chunk = rem(chunk, chunks);
       row = div(chunk, chunksPerRow);
       col = mul(rem(chunk, chunksPerRow), width);
     }
     Value inRange;
-    if (lastRound && !repeatTail) {
+    if ((j + 1) * threads > chunks) {
       inRange = ult(row, cst(rows));
       row = select(inRange, row, cst(0));
     }

@@ -251,21 +251,17 @@ protected:
   /// tid, tid + threads, ..., so that consecutive threads take consecutive
   /// chunks of a row (coalesced); when `threads` does not divide the
   /// `rows * cols / width` chunks, a thread past the last one in the last
-  /// round gets row 0 and `valid` 0, or with `repeatTail` the chunk as many
-  /// chunks before (modulo their number): a body that stores whatever
-  /// `valid` is (a fill of shared memory, zeros past the matrix) then
-  /// stores a chunk's value twice, not zeros over row 0. Calls
-  /// `body(row, col, valid)` for each of the thread's chunks, where `valid`
-  /// counts the chunk's elements inside the region [0, validRows) x [0,
-  /// validCols) of the tile: 0 for a row outside it, else min(width,
-  /// max(validCols - col, 0)). It is the constant `width`
+  /// round gets row 0 and `valid` 0. Calls `body(row, col, valid)` for
+  /// each of the thread's
+  /// chunks, where `valid` counts the chunk's elements inside the region
+  /// [0, validRows) x [0, validCols) of the tile: 0 for a row outside it,
+  /// else min(width, max(validCols - col, 0)). It is the constant `width`
   /// when the valid region provably covers the tile (null extents mean the
   /// whole tile).
   void forEachChunk(
       mlir::Value tid, int64_t rows, int64_t cols, int64_t width,
       int64_t threads, mlir::Value validRows, mlir::Value validCols,
-      llvm::function_ref<void(mlir::Value, mlir::Value, mlir::Value)> body,
-      bool repeatTail = false);
+      llvm::function_ref<void(mlir::Value, mlir::Value, mlir::Value)> body);
   /// Loads a 1-D vector of `type` from `source[indices]`: its first `valid`
   /// elements (all when `valid` is the constant width), zeros past them. A
   /// full load when all are valid at run time, a masked one otherwise,

@@ -533,9 +533,14 @@ void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,
   // evaluation (and so of the ops) would be the compiler's choice.
   Value validRows = sub(dim(source, 0), rowOrigin);
   Value validCols = sub(dim(source, 1), colOrigin);
-  // Every chunk is stored (zeros past the matrix), so a last round that
-  // the threads do not fill repeats chunks rather than zeroing row 0's
-  // (a 64 x 24 [k, n] tile: 192 chunks for 128 threads).
+  // Every chunk is stored (zeros past the matrix), so the threads must fill
+  // every round: forEachChunk gives a part-filled round's idle threads row
+  // 0 and no valid element, whose zeros would land on row 0 (a 64 x 24
+  // [k, n] tile, 192 chunks for 128 threads, did so on an H200). Blocks
+  // whose B the producers read compute whole 32-column groups
+  // (kWgmmaReadNGranule), A whole 64-row warpgroups.
+  assert((rows * cols / kChunk) % kWarpgroupThreads == 0 &&
+         "a producer fill in whole rounds of its threads");
   forEachChunk(
       tidX, rows, cols, kChunk, kWarpgroupThreads, validRows, validCols,
       [&](Value row, Value col, Value valid) {
@@ -544,8 +549,7 @@ void WgmmaEmitter::fillStage(Value source, Value flat, Value rowOrigin,
         pending.push_back({granules, stage, swizzledIndex(row, col, rows)});
         if (pending.size() == kLoadGroup)
           flushChunks(pending);
-      },
-      /*repeatTail=*/true);
+      });
 }
 
 void WgmmaEmitter::flushChunks(SmallVectorImpl<PendingChunk> &pending) {
@@ -845,18 +849,19 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
         Value validRows = extentPast(op.t->source, 0, rowOrigin);
         Value validCols = extentPast(op.t->source, 1, colOrigin);
         int64_t j = 0;
-        // (Every chunk is stored: a partial last round repeats chunks, as
-        // in fillStage.)
-        forEachChunk(
-            tidX, op.rows, op.cols, kChunk, kWarpgroupThreads, validRows,
-            validCols,
-            [&](Value row, Value col, Value valid) {
-              ChunkGranules at = chunkGranuleIndices(
-                  op.t->source, op.flat, add(rowOrigin, row),
-                  add(colOrigin, col), valid);
-              body(j++, at, row, col);
-            },
-            /*repeatTail=*/true);
+        // Whole rounds of the threads, as in fillStage: each thread's j-th
+        // chunk has its place in a slot's half of op.rows * op.cols
+        // elements, which a part-filled round would overrun.
+        assert((op.rows * op.cols / kChunk) % kWarpgroupThreads == 0 &&
+               "staged reads in whole rounds of the producer's threads");
+        forEachChunk(tidX, op.rows, op.cols, kChunk, kWarpgroupThreads,
+                     validRows, validCols,
+                     [&](Value row, Value col, Value valid) {
+                       ChunkGranules at = chunkGranuleIndices(
+                           op.t->source, op.flat, add(rowOrigin, row),
+                           add(colOrigin, col), valid);
+                       body(j++, at, row, col);
+                     });
       };
   // Chunk j of this thread: element `chunkOffset` of the operand's lo
   // granules in a slot; its hi granules follow the lo ones.
