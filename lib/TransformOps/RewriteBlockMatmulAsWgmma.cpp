@@ -45,7 +45,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
@@ -280,6 +279,11 @@ private:
   Value parity(Value x) {
     return arith::IndexCastOp::create(b, loc, b.getI1Type(), rem(x, 2));
   }
+  /// The other phase parity.
+  Value flip(Value phase) {
+    return arith::XOrIOp::create(
+        b, loc, phase, arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  }
   /// A view of the ring `bytes` past its 1024-byte aligned start.
   Value view(Value byteOffset, MemRefType type) {
     return memref::ViewOp::create(b, loc, type, raw, add(alignPad, byteOffset),
@@ -321,9 +325,8 @@ private:
     llvm::append_range(c, llvm::reverse(batch));
     return c;
   }
-  /// Emits the producer; returns its K loop when it is the one-thread TMA
-  /// producer's (null for the others).
-  scf::ForOp emitProducer(Value m0, Value n0, Value tidX, Value producer);
+  /// Emits the producer.
+  void emitProducer(Value m0, Value n0, Value tidX, Value producer);
   /// A chunk loaded as its two granules, to be realigned and stored at
   /// `index` of `ring` (a stage of one operand).
   struct PendingChunk {
@@ -344,19 +347,45 @@ private:
   /// Stores each chunk, realigned out of its granules, at its index of its
   /// ring.
   void storeRealigned(ArrayRef<PendingChunk> chunks);
+  /// A K step's place in the ring: its stage, and the parity of the
+  /// stage's full barrier phase it waits for.
+  struct RingPosition {
+    Value stage;
+    Value phase;
+  };
+  /// The position `steps` (1 to `stages`) ring steps after `at`: the
+  /// stage advanced modulo `stages`, the phase flipped where it wraps.
+  /// Loops carry their position: computed from the step index, it costs a
+  /// division by `stages` per wait, which cost rings of 5-7 stages 2-15%
+  /// (bench/results/hopper-v2, "Ring position").
+  RingPosition advance(RingPosition at, int64_t steps);
+  /// A loop over the tile's ring steps lower, lower + step, ... below
+  /// `upper` (step at most `stages`) that carries their ring position,
+  /// with the insertion point in its body; returns the loop and the
+  /// position of its step.
+  std::pair<scf::ForOp, RingPosition> emitRingLoop(Value lower, Value upper,
+                                                   int64_t step);
+  /// The position of the tile's ring step `kt`.
+  RingPosition positionOf(Value kt) {
+    return {rem(kt, stages), roundParity(div(kt, stages))};
+  }
+  RingPosition positionOf(int64_t kt) {
+    return {cst(kt % stages), roundParity(cst(kt / stages))};
+  }
   /// Where a producer's K step `kt` goes in the ring.
   struct StepBuffers {
     Value stage, k0, aBytes, bBytes;
   };
-  /// Starts the block's K step `kt` (K step kBegin + kt of the matmul)
-  /// in the producer: waits until the consumers have released its ring
-  /// stage, when it is reused, and issues the TMA loads of the operands TMA
-  /// reads.
-  StepBuffers beginProducerStep(Value kt, Value m0, Value n0, Value tidX);
+  /// Starts the block's K step `kt` (K step kBegin + kt of the matmul), at
+  /// `at` in the ring, in the producer: waits until the consumers have
+  /// released its ring stage, when it is reused, and issues the TMA loads
+  /// of the operands TMA reads.
+  StepBuffers beginProducerStep(Value kt, RingPosition at, Value m0, Value n0,
+                                Value tidX);
   /// Waits until the consumers released the ring stage of the tile's ring
-  /// step `kt` (when it held an earlier step: a round of a persistent
-  /// block's tile, or of an earlier tile, precedes it).
-  void waitForEmpty(Value kt);
+  /// step `kt`, at `at` (when it held an earlier step: a round of a
+  /// persistent block's tile, or of an earlier tile, precedes it).
+  void waitForEmpty(Value kt, RingPosition at);
   /// Persistent: the tile's empty ring steps after its K steps, in the
   /// producer (waits for each stage, completes its full barrier with no
   /// load) or the consumers (wait for it to complete, release it).
@@ -375,10 +404,10 @@ private:
   /// high part (wgmma reads it as TF32, dropping the low bits).
   void splitTiles(ArrayRef<std::pair<Value, int64_t>> parts, Value tidX);
   scf::ForOp emitConsumers(Value consumer);
-  /// Waits for the tile's K step `kt` and issues its wgmma group onto `acc`
+  /// Waits for the K step at `at` and issues its wgmma group onto `acc`
   /// (or, with a null `acc`, starts the accumulator of type `accType`
   /// with it). Returns the accumulator.
-  Value emitStep(Value kt, Value acc, Value consumer, Type accType);
+  Value emitStep(RingPosition at, Value acc, Value consumer, Type accType);
   /// One K step's wgmma group on 16-bit tiles: an m64nNk16 instruction per
   /// 16-deep slice, adding to `acc`, or with a null `acc` starting the
   /// accumulator (of type `accType`: the first instruction has scale-d =
@@ -895,11 +924,10 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
   Value group;
   for (int64_t d = 0; d < stagingSlots; ++d)
     group = issue(cst(d));
-  auto loop = scf::ForOp::create(b, loc, cst(0), cst(steps), cst(1));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
+  auto [loop, at] = emitRingLoop(cst(0), cst(steps), 1);
   Value kt = loop.getInductionVar();
-  auto [stage, k0, aBytes, bBytes] = beginProducerStep(kt, m0, n0, tidX);
+  auto [stage, k0, aBytes, bBytes] = beginProducerStep(kt, at, m0, n0, tidX);
   // This thread's copies of step kt: the oldest of its groups in flight.
   // (cp.async.wait_group counts groups; the token, which the op requires,
   // is not what is waited for.)
@@ -929,12 +957,14 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
   issue(addC(kt, stagingSlots));
 }
 
-WgmmaEmitter::StepBuffers
-WgmmaEmitter::beginProducerStep(Value kt, Value m0, Value n0, Value tidX) {
+WgmmaEmitter::StepBuffers WgmmaEmitter::beginProducerStep(Value kt,
+                                                          RingPosition at,
+                                                          Value m0, Value n0,
+                                                          Value tidX) {
   // The ring's stages and phases count the block's own steps; the loads
   // read the matmul's K step kBegin + kt.
-  Value stage = rem(kt, stages);
-  waitForEmpty(kt);
+  Value stage = at.stage;
+  waitForEmpty(kt, at);
   Value k = splits > 1 ? add(kBegin, kt) : kt;
   StepBuffers step{stage, mul(k, tileK()), mul(stage, l.aStageBytes),
                    addC(mul(stage, l.bStageBytes), stages * l.aStageBytes)};
@@ -942,16 +972,15 @@ WgmmaEmitter::beginProducerStep(Value kt, Value m0, Value n0, Value tidX) {
   return step;
 }
 
-void WgmmaEmitter::waitForEmpty(Value kt) {
-  Value stage = rem(kt, stages), round = div(kt, stages);
+void WgmmaEmitter::waitForEmpty(Value kt, RingPosition at) {
   // The previous round's phase; a persistent block also waits in its first
   // round, for the previous phase of a fresh barrier, which has completed.
   // Values created one after the other (the order in which a call's
   // arguments are evaluated is the C++ compiler's choice).
   auto wait = [&] {
-    Value p = roundParity(addC(round, 1));
+    Value p = flip(at.phase);
     Value ticks = cst(kTryWaitTicks);
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, p, ticks, stage);
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, p, ticks, at.stage);
   };
   if (tilePhase)
     return wait();
@@ -966,16 +995,16 @@ void WgmmaEmitter::waitForEmpty(Value kt) {
 void WgmmaEmitter::emitEmptySteps(bool producer) {
   int64_t steps = llvm::divideCeil(bm.k, tileK());
   for (int64_t kt = steps; kt < ringSteps(); ++kt) {
-    Value stage = cst(kt % stages);
+    RingPosition at = positionOf(kt);
     if (producer) {
-      waitForEmpty(cst(kt));
-      nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
+      waitForEmpty(cst(kt), at);
+      nvgpu::MBarrierArriveOp::create(b, loc, full, at.stage);
       continue;
     }
-    Value p = roundParity(cst(kt / stages));
     Value ticks = cst(kTryWaitTicks);
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, p, ticks, stage);
-    release(stage);
+    nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, at.phase, ticks,
+                                           at.stage);
+    release(at.stage);
   }
 }
 
@@ -994,27 +1023,26 @@ Value WgmmaEmitter::swizzledIndex(Value row, Value col, int64_t rows) {
   return add(add(mul(box, rows * kBoxN), mul(row, kBoxN)), mul(chunk, kChunk));
 }
 
-scf::ForOp WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
-                                      Value producer) {
+void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
+                                Value producer) {
   if (stagingSlots > 0) {
     emitStagedProducer(m0, n0, tidX);
-    return nullptr;
+    return;
   }
   if (splitsF32()) {
     emitSplittingProducer(m0, n0, tidX);
-    return nullptr;
+    return;
   }
   Value flatA = readA ? flatView(a.source) : Value();
   Value flatB = readB ? flatView(bOp.source) : Value();
   // Producer p takes K steps p, p + producers, ...: each waits for its
   // stage's loads before its next, so several keep loads in flight.
-  auto loop = scf::ForOp::create(b, loc, producer, kSteps, cst(l.producers));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
+  auto [loop, at] = emitRingLoop(producer, kSteps, l.producers);
   Value kt = loop.getInductionVar();
-  auto [stage, k0, aBytes, bBytes] = beginProducerStep(kt, m0, n0, tidX);
+  auto [stage, k0, aBytes, bBytes] = beginProducerStep(kt, at, m0, n0, tidX);
   if (!readA && !readB)
-    return loop;
+    return;
   // Operands TMA cannot read: every producer thread fills its chunks, makes
   // its (generic-proxy) stores visible to wgmma's async proxy, and arrives.
   // One sequence of load groups over both operands' chunks.
@@ -1028,7 +1056,6 @@ scf::ForOp WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
   flushChunks(pending);
   fenceAsyncShared();
   nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
-  return nullptr;
 }
 
 scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
@@ -1046,45 +1073,70 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
   // (C7519), and peeling there changed nothing beyond the A/B's noise
   // (bench/results/hopper-v2, "Step 4"): those kernels stay as they were.
   bool peel = !splitsF32() && (tilePhase || splits > 1);
-  Value init = peel ? emitStep(cst(0), Value(), consumer, accType)
-                    : nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc,
-                                                                   accType)
-                          .getResult();
+  RingPosition first = positionOf(0);
+  Value init =
+      peel ? emitStep(first, Value(), consumer, accType)
+           : nvgpu::WarpgroupMmaInitAccumulatorOp::create(b, loc, accType)
+                 .getResult();
+  RingPosition start = peel ? advance(first, 1) : first;
   Value lower = cst(peel ? 1 : 0);
   Value one = cst(1);
   auto loop = scf::ForOp::create(
-      b, loc, lower, kSteps, one, ValueRange{init},
+      b, loc, lower, kSteps, one, ValueRange{init, start.stage, start.phase},
       [&](OpBuilder &, Location, Value kt, ValueRange iterArgs) {
-        Value next = emitStep(kt, iterArgs[0], consumer, accType);
+        RingPosition at{iterArgs[1], iterArgs[2]};
+        Value next = emitStep(at, iterArgs[0], consumer, accType);
+        RingPosition after = advance(at, 1);
         // 3xTF32 released this step's stage (emitTf32Mma); otherwise one
         // group stays in flight, and the previous step's stage is free.
-        if (splitsF32()) {
-          scf::YieldOp::create(b, loc, next);
-          return;
-        }
-        auto ifRelease = scf::IfOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt,
-                                  cst(0)),
-            /*withElse=*/false);
-        {
+        if (!splitsF32()) {
+          auto ifRelease = scf::IfOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, kt,
+                                    cst(0)),
+              /*withElse=*/false);
           OpBuilder::InsertionGuard inner(b);
           b.setInsertionPointToStart(ifRelease.thenBlock());
-          release(rem(addC(kt, stages - 1), stages));
+          release(advance(at, stages - 1).stage);
         }
-        scf::YieldOp::create(b, loc, next);
+        scf::YieldOp::create(b, loc,
+                             ValueRange{next, after.stage, after.phase});
       });
   loop->setAttr(kMainLoopAttr, b.getUnitAttr());
   return loop;
 }
 
-Value WgmmaEmitter::emitStep(Value kt, Value acc, Value consumer,
+WgmmaEmitter::RingPosition WgmmaEmitter::advance(RingPosition at,
+                                                 int64_t steps) {
+  assert(steps > 0 && steps <= stages && "advances at most a round");
+  if (steps == stages)
+    return {at.stage, flip(at.phase)};
+  Value moved = addC(at.stage, steps);
+  Value wraps = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, moved,
+                                      cst(stages));
+  return {select(wraps, sub(moved, cst(stages)), moved),
+          arith::XOrIOp::create(b, loc, at.phase, wraps)};
+}
+
+std::pair<scf::ForOp, WgmmaEmitter::RingPosition>
+WgmmaEmitter::emitRingLoop(Value lower, Value upper, int64_t step) {
+  RingPosition first = positionOf(lower);
+  auto loop = scf::ForOp::create(b, loc, lower, upper, cst(step),
+                                 ValueRange{first.stage, first.phase});
+  b.setInsertionPointToStart(loop.getBody());
+  RingPosition at{loop.getRegionIterArgs()[0], loop.getRegionIterArgs()[1]};
+  RingPosition next = advance(at, step);
+  auto yield = scf::YieldOp::create(b, loc, ValueRange{next.stage, next.phase});
+  b.setInsertionPoint(yield);
+  return {loop, at};
+}
+
+Value WgmmaEmitter::emitStep(RingPosition at, Value acc, Value consumer,
                              Type accType) {
-  Value stage = rem(kt, stages);
-  Value p = roundParity(div(kt, stages));
+  Value stage = at.stage;
   Value ticks = cst(kTryWaitTicks);
   nvgpu::MBarrierTryWaitParityOp::create(b, loc, splitsF32() ? ready : full,
-                                         p, ticks, stage);
+                                         at.phase, ticks, stage);
   Value aBytes = mul(stage, l.aStageBytes);
   Value bBytes = addC(mul(stage, l.bStageBytes), stages * l.aStageBytes);
   if (bm.inType.isF32())
@@ -1355,7 +1407,7 @@ void WgmmaEmitter::emitSplittingProducer(Value m0, Value n0, Value tidX) {
   // consumers' K step more than they saved the producer's: 0.95x at
   // 256x1024x1024 on an H100, bench/results/f32, "lo rounded".)
   int64_t ahead = stages - 1;
-  auto issue = [&](Value kt) {
+  auto issue = [&](Value kt, RingPosition at) {
     OpBuilder::InsertionGuard guard(b);
     Value inRange =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kt, kSteps);
@@ -1363,16 +1415,15 @@ void WgmmaEmitter::emitSplittingProducer(Value m0, Value n0, Value tidX) {
         b, loc, arith::AndIOp::create(b, loc, eq(tidX, 0), inRange),
         /*withElse=*/false);
     b.setInsertionPointToStart(ifIssue.thenBlock());
-    beginProducerStep(kt, m0, n0, tidX);
+    beginProducerStep(kt, at, m0, n0, tidX);
   };
   for (int64_t d = 0; d < ahead; ++d)
-    issue(cst(d));
-  auto loop = scf::ForOp::create(b, loc, cst(0), kSteps, cst(1));
+    issue(cst(d), positionOf(d));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
+  auto [loop, at] = emitRingLoop(cst(0), kSteps, 1);
   Value kt = loop.getInductionVar();
-  Value stage = rem(kt, stages);
-  nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, parity(div(kt, stages)),
+  Value stage = at.stage;
+  nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, at.phase,
                                          cst(kTryWaitTicks), stage);
   splitTiles(
       {{mul(stage, l.aStageBytes), l.aPartBytes},
@@ -1380,7 +1431,7 @@ void WgmmaEmitter::emitSplittingProducer(Value m0, Value n0, Value tidX) {
       tidX);
   fenceAsyncShared();
   nvgpu::MBarrierArriveOp::create(b, loc, ready, stage);
-  issue(addC(kt, ahead));
+  issue(addC(kt, ahead), advance(at, ahead));
 }
 
 LLVM::LLVMStructType WgmmaEmitter::fragmentType() {
@@ -1862,19 +1913,11 @@ scf::ForOp WgmmaEmitter::emit() {
       auto produce = [&] {
         if (multicasts())
           findSharedOperands(m0, n0);
-        scf::ForOp loop =
-            emitProducer(m0, n0, tidX,
-                         l.producers == 1 ? cst(0)
-                                          : sub(warpgroup, cst(l.consumers)));
-        if (!persistentTiles)
-          return;
-        // A round of the ring at a time, so that each step's stage (its
-        // barriers and buffers) is a constant, as when the compiler
-        // unrolls the loop of a block of one tile (persistent, the
-        // round's parity is not, and it did not).
-        if (loop && ringSteps() >= stages)
-          (void)loopUnrollByFactor(loop, stages);
-        emitEmptySteps(/*producer=*/true);
+        emitProducer(m0, n0, tidX,
+                     l.producers == 1 ? cst(0)
+                                      : sub(warpgroup, cst(l.consumers)));
+        if (persistentTiles)
+          emitEmptySteps(/*producer=*/true);
       };
       if (persistentTiles)
         emitTileLoop(produce);

@@ -44,7 +44,7 @@
 // X3:         nvvm.fence.proxy
 // X3:         nvgpu.mbarrier.arrive %[[READY]]
 // X3:         } else {
-// X3:         nvgpu.mbarrier.try_wait.parity %[[READY]][%[[STAGE:[0-9]+]]]
+// X3:         nvgpu.mbarrier.try_wait.parity %[[READY]][%[[STAGE:[a-z0-9_]+]]]
 // Four 8-column slices of a 32-column K step, three products each
 // (lo x hi, hi x lo, hi x hi), in one wgmma group that starts a fresh
 // partial sum (scale-d zero); once it completes, the step's stage is

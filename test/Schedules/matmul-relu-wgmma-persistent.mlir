@@ -76,24 +76,21 @@
 // CHECK-NEXT:        %[[ROW:[a-z0-9_]+]] = arith.muli %[[BY]], %c3
 // CHECK-NEXT:        %[[LINEAR:[a-z0-9_]+]] = arith.addi %[[ROW]], %[[BX]]
 // CHECK-NOT:         gpu.block_id
-// K step kt is in stage kt % 4; the producer waits for it to be empty in
-// every round (in a tile's first one for the previous phase of the
-// barrier: released by the previous tile, or a fresh barrier's), a round
-// at a time (its loop unrolled by 4: the stages are constants), then the
-// ninth step.
-// CHECK:             scf.for %[[KT:[a-z0-9_]+]] = %c0 to %c8 step %c4 {
-// CHECK:               %[[STAGE:[a-z0-9_]+]] = arith.remui %[[KT]], %c4
-// CHECK-NEXT:          %[[ROUND:[a-z0-9_]+]] = arith.divui %[[KT]], %c4
-// CHECK:               %[[PREV:[a-z0-9_]+]] = arith.addi %[[ROUND]], %c1
-// CHECK-NEXT:          %[[R:[a-z0-9_]+]] = arith.addi %[[PREV]], %[[PHASE]]
-// CHECK-NEXT:          %[[P:[a-z0-9_]+]] = arith.remui %[[R]], %c2
-// CHECK-NEXT:          %[[I1:[a-z0-9_]+]] = arith.index_cast %[[P]] : index to i1
-// CHECK:               nvgpu.mbarrier.try_wait.parity %[[EMPTY:[a-z0-9_]+]][%[[STAGE]]], %[[I1]]
+// The producer's K loop carries its step's ring position, from stage 0 in
+// the tile's phase; it waits for each stage to be empty in every round (in
+// a tile's first one for the previous phase of the barrier: released by
+// the previous tile, or a fresh barrier's).
+// CHECK:             %[[S0:[a-z0-9_]+]] = arith.remui %c0{{[_0-9]*}}, %c4
+// CHECK-NEXT:        %[[R0:[a-z0-9_]+]] = arith.divui %c0{{[_0-9]*}}, %c4
+// CHECK-NEXT:        %[[T0:[a-z0-9_]+]] = arith.addi %[[R0]], %[[PHASE]]
+// CHECK-NEXT:        %[[P0:[a-z0-9_]+]] = arith.remui %[[T0]], %c2
+// CHECK-NEXT:        %[[I0:[a-z0-9_]+]] = arith.index_cast %[[P0]] : index to i1
+// CHECK-NEXT:        scf.for %{{.+}} = %c0 to %c9 step %c1 iter_args(%[[STAGE:[a-z0-9_]+]] = %[[S0]], %[[KPHASE:[a-z0-9_]+]] = %[[I0]]) -> (index, i1) {
+// CHECK:               %[[PREV:[a-z0-9_]+]] = arith.xori %[[KPHASE]], %true
+// CHECK:               nvgpu.mbarrier.try_wait.parity %[[EMPTY:[a-z0-9_]+]][%[[STAGE]]], %[[PREV]]
+// CHECK:               nvgpu.mbarrier.arrive.expect_tx %[[FULL:[a-z0-9_]+]][%[[STAGE]]]
 // CHECK:               nvgpu.tma.async.load
-// The ninth step, in stage 8 % 4 = 0 after the loop:
 // CHECK:             }
-// CHECK:             %[[S8:[a-z0-9_]+]] = arith.remui %c8, %c4
-// CHECK:             nvgpu.mbarrier.arrive.expect_tx %[[FULL:[a-z0-9_]+]][%[[S8]]]
 // 9 K steps: 3 empty steps complete the third round (stages 1 to 3), each
 // waited for and arrived on with no load.
 // CHECK:             nvgpu.mbarrier.try_wait.parity %[[EMPTY]]

@@ -58,8 +58,10 @@
 // announces 49152 bytes, loads one box of A and four boxes of B into it.
 // CHECK:           scf.if
 // CHECK-NEXT:        nvvm.setmaxregister  decrease 40
-// CHECK:           scf.for
-// CHECK:             nvgpu.mbarrier.try_wait.parity %[[EMPTY]][
+// CHECK:           scf.for {{.+}} iter_args(%[[PSTAGE:[a-z0-9_]+]] = %{{.+}}, %[[PPHASE:[a-z0-9_]+]] = %{{.+}}) -> (index, i1)
+// CHECK-NOT:         arith.divui
+// CHECK:             %[[EMPTYPHASE:[a-z0-9_]+]] = arith.xori %[[PPHASE]], %true
+// CHECK:             nvgpu.mbarrier.try_wait.parity %[[EMPTY]][%[[PSTAGE]]], %[[EMPTYPHASE]],
 // CHECK:             nvgpu.mbarrier.arrive.expect_tx %[[FULL]][%[[S:[a-z0-9_]+]]], %c49152{{[_0-9]*}}
 // CHECK:             nvgpu.tma.async.load %[[DESCA]][{{.+}}], %[[FULL]][%[[S]]] to %{{.+}} -> memref<128x64xf16, #gpu.address_space<workgroup>>
 // CHECK-COUNT-4:     nvgpu.tma.async.load %[[DESCB]][{{.+}}], %[[FULL]][%[[S]]] to %{{.+}} -> memref<64x64xf16, #gpu.address_space<workgroup>>
@@ -69,8 +71,11 @@
 // CHECK:         } else {
 // CHECK-NEXT:      nvvm.setmaxregister  increase 232
 // CHECK:           %[[INIT:[a-z0-9_]+]] = nvgpu.warpgroup.mma.init.accumulator -> <fragmented = vector<64x256xf32>>
-// CHECK:           %[[ACC:[a-z0-9_]+]] = scf.for {{.+}} iter_args(%[[ITER:[a-z0-9_]+]] = %[[INIT]]) -> (!nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>)
-// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][
+// The K loop carries the step's ring position (its stage and the parity of
+// the phase it waits for) rather than dividing the step by `stages`.
+// CHECK:           %[[ACC:[a-z0-9_]+]]:3 = scf.for {{.+}} iter_args(%[[ITER:[a-z0-9_]+]] = %[[INIT]], %[[STAGE:[a-z0-9_]+]] = %c0{{[_0-9]*}}, %[[PHASE:[a-z0-9_]+]] = %{{.+}}) -> (!nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>, index, i1)
+// CHECK-NOT:         arith.divui
+// CHECK:             nvgpu.mbarrier.try_wait.parity %[[FULL]][%[[STAGE]]], %[[PHASE]],
 // The K step's wgmma group, at the NVVM level: one fence, four
 // m64n256k16 instructions (A's descriptor advanced 32 bytes into its
 // swizzled rows, B's 16 of its 128-byte rows, in 16-byte units), one
@@ -92,11 +97,19 @@
 // CHECK-NEXT:        nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:             %[[NEXT:[a-z0-9_]+]] = builtin.unrealized_conversion_cast %{{.+}} to !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>>
+// The next step's stage: this one's plus one, 0 after the last (4), where
+// the phase flips; the previous step's stage (3 ahead) is released.
+// CHECK:             %[[MOVED:[a-z0-9_]+]] = arith.addi %[[STAGE]], %c1{{[_0-9]*}} : index
+// CHECK-NEXT:        %[[WRAPS:[a-z0-9_]+]] = arith.cmpi uge, %[[MOVED]], %c4{{[_0-9]*}} : index
+// CHECK-NEXT:        %[[BACK:[a-z0-9_]+]] = arith.subi %[[MOVED]], %c4{{[_0-9]*}} : index
+// CHECK-NEXT:        %[[NSTAGE:[a-z0-9_]+]] = arith.select %[[WRAPS]], %[[BACK]], %[[MOVED]] : index
+// CHECK-NEXT:        %[[NPHASE:[a-z0-9_]+]] = arith.xori %[[PHASE]], %[[WRAPS]] : i1
+// CHECK:             arith.addi %[[STAGE]], %c3{{[_0-9]*}} : index
 // CHECK:             nvgpu.mbarrier.arrive %[[EMPTY]][
-// CHECK:             scf.yield %[[NEXT]]
+// CHECK:             scf.yield %[[NEXT]], %[[NSTAGE]], %[[NPHASE]]
 // CHECK:           } {tessel.wgmma_main_loop}
 // CHECK:           nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK:           %[[REGS:[a-z0-9_]+]] = builtin.unrealized_conversion_cast %[[ACC]] : !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>> to !llvm.struct<(struct<(f32,
+// CHECK:           %[[REGS:[a-z0-9_]+]] = builtin.unrealized_conversion_cast %[[ACC]]#0 : !nvgpu.warpgroup.accumulator<fragmented = vector<64x256xf32>> to !llvm.struct<(struct<(f32,
 // CHECK:           %[[FRAG:[a-z0-9_]+]] = llvm.extractvalue %[[REGS]][0]
 // CHECK:           %[[X0:[a-z0-9_]+]] = llvm.extractvalue %[[FRAG]][0]
 // CHECK:           %[[X1:[a-z0-9_]+]] = llvm.extractvalue %[[FRAG]][1]
