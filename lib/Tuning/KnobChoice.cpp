@@ -193,7 +193,7 @@ constexpr double kSwapMinBytes = 32e6;
 /// (estimate(): its tile's efficiency and its blocks along N), as the rule
 /// was calibrated when blocks computed whole 32-column groups.
 constexpr int64_t kModelNGranule = 32;
-/// Swap-AB blocks that fill one wave (waveSwapRows): 128 weight rows wide
+/// Swap-AB blocks that fill one wave (waveSwapPoint): 128 weight rows wide
 /// (two consumer warpgroups), M in at most three rows of blocks, filling at
 /// least this share of the SMs.
 constexpr int64_t kWaveSwapColumns = 128;
@@ -205,6 +205,11 @@ constexpr int64_t kWaveSwapTwoRowsMax = 96;
 constexpr int64_t kWaveSwapMinRows = 128;
 constexpr int64_t kWaveSwapMaxRowBlocks = 3;
 constexpr double kWaveSwapMinFill = 0.8;
+/// Where no such point exists, K split in two, in three rows of blocks, for
+/// a K of at least kWaveSwapSplitMinK, filling at least
+/// kWaveSwapSplitMinFill of the SMs.
+constexpr int64_t kWaveSwapSplitMinK = 6144;
+constexpr double kWaveSwapSplitMinFill = 0.7;
 /// The most elements of one matrix (M x K, K x N or M x N) the rule
 /// estimates (2^40: no GPU holds more) and the largest knob value it
 /// models: within these, its products (blocks, shared memory) fit in 64
@@ -218,7 +223,7 @@ constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 16;
 
 /// Whether the rule may rank swap-AB points of `s` first at all: a 16-bit
 /// matmul on operands TMA reads (16-byte aligned rows), unbatched, with a B
-/// of kSwapMinBytes or more (swapsRows, waveSwapRows).
+/// of kSwapMinBytes or more (swapsRows, waveSwapPoint).
 bool swapEligible(const ProblemShape &s) {
   auto aligned = [&](int64_t elems) { return (elems * s.inBytes) % 16 == 0; };
   return s.inBytes == 2 && s.wgmmaParts == 1 && s.batch == 1 &&
@@ -226,40 +231,59 @@ bool swapEligible(const ProblemShape &s) {
          aligned(s.k) && aligned(s.n) && aligned(s.m);
 }
 
-/// The tile_m of the swap-AB point of `s` whose blocks fill one wave, if
-/// there is one: the narrowest of kWaveSwapTileRows (wgmma's N) that lays
-/// M (more than kWaveSwapMinRows) out in at most kWaveSwapMaxRowBlocks rows of
-/// blocks kWaveSwapColumns weight rows wide, between kWaveSwapMinFill and all
-/// of the SMs in one wave. Each block has two consumer warpgroups and a ring
-/// of 8 stages; cuBLASLt runs such tiles there (128x96 at 272-288 x 5120 x
-/// 13824, its 128x64 at 176 rows). Measured on an H200 (bench/results/
-/// hopper-v2, "Swapped rows of 96"): 1.190x the previous rule's kernels on
-/// 67 layers of 136-288 rows (0.947x-1.368x) and 1.156x on 36 held-out
-/// ones; where three rows fill 84 of 132 SMs (264 x 3584) the 160x64
-/// blocks ran 1.04x faster, and four rows of blocks lost (0.68x-0.98x).
-/// Three rows of 104 or 112 (289-336 rows, cuBLASLt's 128x104 and 128x112
-/// there) ran 1.035x the previous picks with 7 stages on 34 layers, 1.157x
-/// with 6 at 296x5120x13824 (8 do not fit); two rows of them ran 0.93x-1.08x
+/// The swap-AB point of `s` whose blocks fill one wave, if there is one:
+/// the narrowest of kWaveSwapTileRows (wgmma's N) that lays M (more than
+/// kWaveSwapMinRows) out in at most kWaveSwapMaxRowBlocks rows of blocks
+/// kWaveSwapColumns weight rows wide, between kWaveSwapMinFill and all of the
+/// SMs in one wave; else, with K split in two, in three rows of blocks
+/// between kWaveSwapSplitMinFill and all of them, where the rule does not
+/// rank the other swapped points first (swapsRows). Each block has two
+/// consumer warpgroups and a ring of 8 stages; cuBLASLt runs such tiles
+/// there (128x96 at 272-288 x 5120 x 13824, its 128x64 at 176 rows).
+/// Measured on an H200 (bench/results/hopper-v2, "Swapped rows of 96"):
+/// 1.190x the previous rule's kernels on 67 layers of 136-288 rows
+/// (0.947x-1.368x) and 1.156x on 36 held-out ones; where three rows fill 84
+/// of 132 SMs (264 x 3584) the 160x64 blocks ran 1.04x faster, and four
+/// rows of blocks lost (0.68x-0.98x). Three rows of 104 or 112 (289-336
+/// rows, cuBLASLt's 128x104 and 128x112 there) ran 1.065x the previous
+/// picks with 6 stages on 34 layers (8 do not fit; 7 ran 1.008x as fast as
+/// 6: "Ring position"); two rows of them ran 0.93x-1.08x
 /// the one row of 64-row swapped blocks that already fills the wave at
-/// 193-224 x 6784-8448 ("Blocks of 8-column groups").
-std::optional<int64_t> waveSwapRows(const ProblemShape &s,
-                                    const ChipLimits &chip) {
+/// 193-224 x 6784-8448 ("Blocks of 8-column groups"). Split in two, three
+/// rows of 64- to 112-row blocks ran 1.057x the previous picks on 63
+/// case-file layers of 136-320 x 2048-4096 (0.916x-1.184x; 0.918x -> 0.970x
+/// of cuBLASLt) and 1.033x on 19 drawn at random; in two rows of blocks, or
+/// where the previous pick was a swapped 160x64 block split in two
+/// (swapsRows), they ran 0.954x ("Swapped blocks split in two").
+bool swapsRows(const ProblemShape &s, const ChipLimits &chip);
+struct WaveSwap {
+  int64_t tileM;
+  int64_t splits;
+};
+std::optional<WaveSwap> waveSwapPoint(const ProblemShape &s,
+                                      const ChipLimits &chip) {
   if (!swapEligible(s) || s.m <= kWaveSwapMinRows)
     return std::nullopt;
-  for (int64_t tm : kWaveSwapTileRows) {
-    int64_t rows = llvm::divideCeil(s.m, tm);
-    if (tm > kWaveSwapTwoRowsMax && rows < kWaveSwapMaxRowBlocks)
-      continue;
-    int64_t blocks = rows * llvm::divideCeil(s.n, kWaveSwapColumns);
-    if (rows <= kWaveSwapMaxRowBlocks && blocks <= chip.smCount &&
-        double(blocks) >= kWaveSwapMinFill * double(chip.smCount))
-      return tm;
+  for (int64_t splits : {1, 2}) {
+    if (splits > 1 && (s.k < kWaveSwapSplitMinK || swapsRows(s, chip)))
+      break;
+    double minFill = splits == 1 ? kWaveSwapMinFill : kWaveSwapSplitMinFill;
+    for (int64_t tm : kWaveSwapTileRows) {
+      int64_t rows = llvm::divideCeil(s.m, tm);
+      if ((tm > kWaveSwapTwoRowsMax || splits > 1) &&
+          rows < kWaveSwapMaxRowBlocks)
+        continue;
+      int64_t blocks = rows * llvm::divideCeil(s.n, kWaveSwapColumns) * splits;
+      if (rows <= kWaveSwapMaxRowBlocks && blocks <= chip.smCount &&
+          double(blocks) >= minFill * double(chip.smCount))
+        return WaveSwap{tm, splits};
+    }
   }
   return std::nullopt;
 }
 
 /// Whether the rule ranks the swap-AB points of `s` first (besides the
-/// point that fills one wave, waveSwapRows): a matmul swapEligible, and
+/// point that fills one wave, waveSwapPoint): a matmul swapEligible, and
 /// - 65 to 256 rows whose last 64-row warpgroup would be at most half full
 ///   unswapped (M % 64 in 1..32), or
 /// - 257 to kSwapMaxRows rows: two rows of 160-row blocks, where the
@@ -359,9 +383,9 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // The point that fills one wave ranks first wherever it exists; the
     // other swapped points only in swapsRows' class, so that knobs= which
     // leave it out (tile_n=64, split_k=2) get the previous ranking.
-    std::optional<int64_t> wave = waveSwapRows(s, chip);
-    bool wavePoint =
-        wave && tm == *wave && tn == kWaveSwapColumns && splits == 1;
+    std::optional<WaveSwap> wave = waveSwapPoint(s, chip);
+    bool wavePoint = wave && tm == wave->tileM && tn == kWaveSwapColumns &&
+                     splits == wave->splits;
     if (!wavePoint && !swapsRows(s, chip))
       return time * kUncalibratedSwap;
     if (tm < 1 || tn < 1)
@@ -369,15 +393,16 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     // In that class the swapped blocks stream the weight (B) and the
     // points are ordered as the measurements ranked them, each criterion
     // outweighing the later ones together: the point that fills one wave
-    // (waveSwapRows) where there is one; else M in the fewest rows of blocks
+    // (waveSwapPoint) where there is one; else M in the fewest rows of blocks
     // (one up to wgmma's largest N), in the narrowest tile_m that gives
     // them; the blocks in as few waves as possible, filling the last one;
     // no split where a split adds nothing; the narrowest tile_n; the
     // deepest ring up to 8 stages; no persistent blocks or clusters, and
-    // block groups of 8 rows where there are several rows of blocks (the
-    // blocks that read the same weight tile run together: 1.05-1.13x at
-    // 264-320 rows), none otherwise. The result is below every other point's
-    // estimate, so it ranks first.
+    // block groups of 8 rows where there are several rows of blocks, not
+    // split (the blocks that read the same weight tile run together:
+    // 1.05-1.13x at 264-320 rows; split in two, 0.92-1.01x), none
+    // otherwise. The result is below every other point's estimate, so it
+    // ranks first.
     int64_t rowBlocks = llvm::divideCeil(s.m, tm);
     int64_t fewestRowBlocks = llvm::divideCeil(s.m, kWgmmaMaxN);
     bool severalRows = rowBlocks > 1;
@@ -400,7 +425,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     }
     order += 1e-4 * double(std::abs(stages - 8));
     if (p.get("persistent").value_or(0) || p.get("cluster").value_or(1) != 1 ||
-        p.get("group_m").value_or(1) != (severalRows ? 8 : 1))
+        p.get("group_m").value_or(1) != (severalRows && splits == 1 ? 8 : 1))
       order += 100;
     return 1e-9 * (1.0 + order);
   }

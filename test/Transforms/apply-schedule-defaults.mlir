@@ -199,6 +199,25 @@
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=WAVE-TOO-FEW
 // WAVE-TOO-FEW: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 64 : i64}
+// Where no unsplit point fills the wave, K split in two: 280x2048x8192
+// takes three rows of 96x128 blocks split in two (96 blocks, group_m 1);
+// not with a K under 6144 (280x2048x4096), nor where the swapped points
+// rank first anyway (144x4096x14336: one row of 160x64 split in two).
+// RUN: sed 's/3x9xf16/280x8192xf16/g; s/9x7xf16/8192x2048xf16/g; s/3x7xf/280x2048xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-SPLIT
+// WAVE-SPLIT: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 96 : i64, tile_n = 128 : i64}
+// RUN: sed 's/3x9xf16/280x4096xf16/g; s/9x7xf16/4096x2048xf16/g; s/3x7xf/280x2048xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-SPLIT-SHORT-K
+// WAVE-SPLIT-SHORT-K: knobs = {{{.*}} split_k = 1 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
+// RUN: sed 's/3x9xf16/144x14336xf16/g; s/9x7xf16/14336x4096xf16/g; s/3x7xf/144x4096xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-SPLIT-SWAPPED
+// WAVE-SPLIT-SWAPPED: knobs = {{{.*}} split_k = 2 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 160 : i64, tile_n = 64 : i64}
 // Knobs that leave that point out (tile_n=64) get the ranking without it:
 // 288x5120x5120 is not in the swap classes, so it stays unswapped.
 // RUN: sed 's/3x9xf16/288x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/288x5120xf/g' \
