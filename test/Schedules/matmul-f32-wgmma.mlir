@@ -36,6 +36,10 @@
 // X3:         nvgpu.mbarrier.init %[[EMPTY:[0-9]+]][%c0{{[_0-9]*}}], %c256
 // X3:         nvgpu.mbarrier.init %[[READY:[0-9]+]][%c0{{[_0-9]*}}], %c128
 // X3:         nvgpu.mbarrier.arrive.expect_tx %{{.+}}, %c32768
+// The split loop carries its step's ring position (stage, phase parity).
+// X3:         scf.for {{.+}} iter_args(%[[SSTAGE:[a-z0-9_]+]] = %{{.+}}, %[[SPHASE:[a-z0-9_]+]] = %{{.+}}) -> (index, i1)
+// X3-NOT:     arith.divui
+// X3:         nvgpu.mbarrier.try_wait.parity %{{.+}}[%[[SSTAGE]]], %[[SPHASE]],
 // X3:         arith.constant dense<-8192> : vector<4xi32>
 // X3-COUNT-16: vector.load
 // X3-NOT:     vector.store
