@@ -208,6 +208,12 @@
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=WAVE-SPLIT
 // WAVE-SPLIT: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 2 : i64, stages = 8 : i64, swap_ab = 1 : i64, tile_m = 96 : i64, tile_n = 128 : i64}
+// knobs=split_k=1 leaves that point out: the ranking without it.
+// RUN: sed 's/3x9xf16/280x8192xf16/g; s/9x7xf16/8192x2048xf16/g; s/3x7xf/280x2048xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=split_k=1" \
+// RUN:   | FileCheck %s --check-prefix=WAVE-SPLIT-LEFT-OUT
+// WAVE-SPLIT-LEFT-OUT: knobs = {{{.*}} split_k = 1 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 64 : i64}
 // RUN: sed 's/3x9xf16/280x4096xf16/g; s/9x7xf16/4096x2048xf16/g; s/3x7xf/280x2048xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
