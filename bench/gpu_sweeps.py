@@ -20,7 +20,8 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-TESTS = ("knob-sweep-persistent-gpu", "knob-sweep-cluster-gpu",
+TESTS = ("knob-sweep-persistent-gpu", "knob-sweep-stream-k-gpu",
+         "knob-sweep-cluster-gpu",
          "knob-sweep-split-gpu", "knob-sweep-gpu")
 
 

@@ -17,7 +17,7 @@
 // L2.
 //
 // Knobs: tile_m (consumer warpgroups = tile_m / 64), tile_n, stages,
-// group_m, split_k, persistent, cluster. Threads per block = 128 *
+// group_m, split_k, persistent (2: stream-K), cluster. Threads per block = 128 *
 // (tile_m / 64 + 1). Any M, N and K: TMA zero-fills what a partial tile
 // reads past the matrices and the epilogue stores only the valid part;
 // operands whose rows TMA cannot read (not 16-byte aligned) are first
@@ -50,8 +50,11 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
         from options = [1, 4, 8, 16] -> !transform.param<i64>
     %split_k = transform.tune.knob<"split_k"> = 1 : i64
         from options = [1, 2, 4, 8] -> !transform.param<i64>
+    // persistent: 0 a block per tile; 1 a block per SM walking the tiles;
+    // 2 the same with stream-K, the last partial wave's tiles shared out
+    // along K (docs/wgmma.md, "Stream-K").
     %persistent = transform.tune.knob<"persistent"> = 0 : i64
-        from options = [0, 1] -> !transform.param<i64>
+        from options = [0, 1, 2] -> !transform.param<i64>
     // Clusters of two blocks that multicast the A or B tiles they share
     // (half the L2 reads of that operand).
     %cluster = transform.tune.knob<"cluster"> = 1 : i64

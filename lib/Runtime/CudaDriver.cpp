@@ -88,6 +88,7 @@ struct Driver::Api {
   int (*cuMemcpyHtoD)(DevicePtr, const void *, size_t);
   int (*cuMemcpyDtoH)(void *, DevicePtr, size_t);
   int (*cuMemsetD32)(DevicePtr, unsigned, size_t);
+  int (*cuMemsetD32Async)(DevicePtr, unsigned, size_t, Stream);
   int (*cuLaunchKernel)(Function, unsigned, unsigned, unsigned, unsigned,
                         unsigned, unsigned, unsigned, Stream, void **, void **);
   int (*cuEventCreate)(Event *, unsigned);
@@ -176,6 +177,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
       resolve(api.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}) &&
       resolve(api.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"}) &&
       resolve(api.cuMemsetD32, {"cuMemsetD32_v2"}) &&
+      resolve(api.cuMemsetD32Async, {"cuMemsetD32Async"}) &&
       resolve(api.cuLaunchKernel, {"cuLaunchKernel"}) &&
       resolve(api.cuEventCreate, {"cuEventCreate"}) &&
       resolve(api.cuEventDestroy, {"cuEventDestroy_v2", "cuEventDestroy"}) &&
@@ -395,6 +397,12 @@ llvm::Error Driver::copyToHost(void *dst, DevicePtr src, size_t bytes) {
 
 llvm::Error Driver::fill32(DevicePtr dst, uint32_t value, size_t count) {
   return check(api->cuMemsetD32(dst, value, count), "cuMemsetD32");
+}
+
+llvm::Error Driver::fill32Async(DevicePtr dst, uint32_t value, size_t count,
+                                Stream stream) {
+  return check(api->cuMemsetD32Async(dst, value, count, stream),
+               "cuMemsetD32Async");
 }
 
 llvm::Error Driver::launch(Function function, const int64_t grid[3],

@@ -100,9 +100,13 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
     launches.push_back(std::move(object));
   }
   Array workspaces;
-  for (const BufferSpec &buffer : spec.workspaces)
-    workspaces.push_back(Object{{"element_type", buffer.elementType},
-                                {"shape", Array(buffer.shape)}});
+  for (const BufferSpec &buffer : spec.workspaces) {
+    Object workspace{{"element_type", buffer.elementType},
+                     {"shape", Array(buffer.shape)}};
+    if (buffer.zeroed)
+      workspace["zeroed"] = true;
+    workspaces.push_back(std::move(workspace));
+  }
   Object result{
       {"function", spec.name},
       {"calling_convention", "bare-pointer"},
@@ -268,6 +272,10 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     if (!byteSize(buffer, 16))
       return error("argument #" + llvm::Twine(i) +
                    " has more bytes than a 64-bit size holds");
+    if (buffer.zeroed)
+      return error("argument #" + llvm::Twine(i) +
+                   " is marked zeroed; only workspaces are zeroed by the "
+                   "runtime");
   }
   // The workspaces share one allocation, each at a 256-byte boundary.
   int64_t workspaceBytes = 0;
@@ -279,6 +287,10 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     std::optional<int64_t> bytes = byteSize(buffer, 256);
     if (!bytes || llvm::AddOverflow(workspaceBytes, *bytes, workspaceBytes))
       return error("workspaces have more bytes than a 64-bit size holds");
+    // Zeroed in 32-bit words.
+    if (buffer.zeroed && buffer.elementBytes() != 4)
+      return error("workspace #" + llvm::Twine(i) +
+                   " is zeroed but its elements are not 32-bit");
   }
   for (unsigned r : spec.results)
     if (r >= spec.arguments.size())

@@ -283,8 +283,16 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
     if (!base)
       return base.takeError();
     workspaceBase = *base;
-    for (size_t offset : offsets)
+    for (auto [offset, workspace] :
+         llvm::zip_equal(offsets, functionSpec.workspaces)) {
       addresses.push_back(workspaceBase + offset);
+      // Stream-K's flags start at zero in every call (the pool's memory
+      // holds whatever its previous user left).
+      if (workspace.zeroed)
+        if (llvm::Error e = driver->fill32Async(
+                workspaceBase + offset, 0, workspace.numElements(), stream))
+          return std::move(e);
+    }
   }
   // Every kernel's parameters (tensor maps encoded) before the first
   // launch, so that the launches follow each other closely.

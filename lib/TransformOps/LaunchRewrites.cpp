@@ -80,19 +80,22 @@ static FailureOr<Value> recomputeWith(RewriterBase &rewriter, Operation *scope,
 }
 
 LogicalResult makePersistent(RewriterBase &rewriter, gpu::LaunchOp launch,
-                             ArrayRef<scf::ForOp> loops,
+                             ArrayRef<scf::ForOp> loops, ArrayRef<Value> tiles,
                              ArrayRef<Value> indexValues,
-                             std::array<int64_t, 3> grid) {
+                             std::array<int64_t, 3> grid, int64_t blocks) {
   Location loc = launch.getLoc();
   gpu::KernelDim3 ids = launch.getBlockIds(), sizes = launch.getGridSize();
-  for (scf::ForOp loop : loops) {
+  for (auto [constLoop, t] : llvm::zip_equal(loops, tiles)) {
+    scf::ForOp loop = constLoop;
     OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(loop.getBody());
+    if (Operation *def = t.getDefiningOp())
+      rewriter.setInsertionPointAfter(def);
+    else
+      rewriter.setInsertionPointToStart(loop.getBody());
     auto cst = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
     // Tile t's block index in the former grid, x fastest.
-    Value t = loop.getInductionVar();
     Value x = arith::RemUIOp::create(rewriter, loc, t, cst(grid[0]));
     Value row = arith::DivUIOp::create(rewriter, loc, t, cst(grid[0]));
     Value y = arith::RemUIOp::create(rewriter, loc, row, cst(grid[1]));
@@ -164,11 +167,10 @@ LogicalResult makePersistent(RewriterBase &rewriter, gpu::LaunchOp launch,
   }
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(launch);
-  Value tiles = arith::ConstantIndexOp::create(rewriter, loc,
-                                               grid[0] * grid[1] * grid[2]);
+  Value launched = arith::ConstantIndexOp::create(rewriter, loc, blocks);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   rewriter.modifyOpInPlace(launch, [&] {
-    launch.getGridSizeXMutable().assign(tiles);
+    launch.getGridSizeXMutable().assign(launched);
     launch.getGridSizeYMutable().assign(one);
     launch.getGridSizeZMutable().assign(one);
   });

@@ -41,15 +41,18 @@ findUnrecomputable(mlir::gpu::LaunchOp launch,
 /// its `grid`, linearized) are emitted: inside each loop, the computations
 /// of the body that depend on the block's index (its tile's offsets and
 /// views, `indexValues` naming the block) are recomputed from the loop's
-/// tile, the originals are erased, and the launch gets one block per tile
-/// along x, which a runtime may launch fewer of (each walks tiles block,
-/// block + grid, ...). Fails, with an error, if the block's index is still
-/// read outside the loops.
+/// tile (`tiles`, one per loop: its induction variable, or a value its body
+/// computes first), the originals are erased, and the launch gets `blocks`
+/// blocks along x (one per tile, or for stream-K as many as may share its
+/// K steps), which a runtime may launch fewer of. Fails, with an error, if
+/// the block's index is still read outside the loops.
 mlir::LogicalResult makePersistent(mlir::RewriterBase &rewriter,
                                    mlir::gpu::LaunchOp launch,
                                    llvm::ArrayRef<mlir::scf::ForOp> loops,
+                                   llvm::ArrayRef<mlir::Value> tiles,
                                    llvm::ArrayRef<mlir::Value> indexValues,
-                                   std::array<int64_t, 3> grid);
+                                   std::array<int64_t, 3> grid,
+                                   int64_t blocks);
 
 /// Resolves the partner stand-ins of `launch` (kPartnerAttr): each becomes
 /// its value recomputed for the partner, from the block index along

@@ -26,8 +26,9 @@
 //     in shared memory (reusing the ring) and write it with coalesced
 //     16-byte stores;
 //   - optionally (split_k, persistent, cluster): K split across the blocks
-//     of a cluster, persistent blocks walking tiles, or clusters of two
-//     blocks that multicast the operand tiles they share.
+//     of a cluster, persistent blocks walking tiles (with stream-K:
+//     sharing the last partial wave's K steps, docs/wgmma.md), or
+//     clusters of two blocks that multicast the operand tiles they share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +76,13 @@ static constexpr int64_t kConsumerBarrier = 1;
 /// Blocks of a cluster at most: split-K splits K over the blocks of one
 /// (the largest portable cluster size).
 static constexpr int64_t kMaxClusterSize = 8;
+
+/// Stream-K: the most blocks a launch has, each with one partial tile in
+/// the workspace (the runtime launches as many as the GPU holds at once).
+static constexpr int64_t kMaxStreamKBlocks = 256;
+/// Stream-K: what a consumer warpgroup's partial flag reaches once its
+/// threads stored their parts (one arrival, by its first thread).
+static constexpr int64_t kPartialArrivals = 1;
 
 /// Staging slots at most for the producer's asynchronous granule copies.
 static constexpr int64_t kMaxStagingSlots = 4;
@@ -168,18 +176,24 @@ public:
   /// persistent, `grid`, linearized), its producer loading a tile's first
   /// stages while the consumers finish the one before (TMA-loaded 16-bit
   /// or TF32 operands, no split-K).
+  /// `streamK`: the persistent blocks split the tiles of the last partial
+  /// wave along K (stream-K): each takes an equal share of their K steps,
+  /// leaves the partial tile of a share that ends inside a tile in a
+  /// workspace, and the block that ends a tile adds the partials before
+  /// its epilogue.
   /// `clusterDim`: when not null, the launch runs in clusters of two blocks
   /// along that dimension (0: x, 1: y) that multicast the operand tiles
   /// they share (TMA-loaded 16-bit or TF32 operands, no split-K).
   WgmmaEmitter(RewriterBase &rewriter, BlockMatmul bm, int64_t stages,
                int64_t producers, TiledOperand a, TiledOperand bOperand,
                bool readA, bool readB, int64_t stagingSlots, int64_t splits,
-               int64_t persistentTiles = 0,
+               int64_t persistentTiles = 0, bool streamK = false,
                std::optional<gpu::Dimension> clusterDim = std::nullopt)
       : KernelBuilder(rewriter, bm.loc()), bm(bm), stages(stages),
         a(std::move(a)), bOp(std::move(bOperand)), readA(readA), readB(readB),
         stagingSlots(stagingSlots), splits(splits),
-        persistentTiles(persistentTiles), clusterDim(clusterDim),
+        persistentTiles(persistentTiles), streamK(streamK),
+        clusterDim(clusterDim),
         l(computeLayout(bm, stages, producers,
                         stagingSlots * slotBytes(bm, stages, readA, readB),
                         splits, persistentTiles > 0)) {
@@ -190,6 +204,16 @@ public:
            "a persistent block reads its operands with TMA, unsplit");
     assert((!clusterDim || (!readA && !readB && splits == 1 && l.parts == 1)) &&
            "a multicasting block reads its operands with TMA, unsplit");
+    assert((!streamK || (persistentTiles > 0 && !clusterDim)) &&
+           "stream-K blocks are persistent, without clusters");
+  }
+
+  /// Stream-K: the blocks the launch has at most (one per K step of the
+  /// tiles, up to kMaxStreamKBlocks).
+  int64_t streamBlocks() const {
+    return std::min<int64_t>(
+        kMaxStreamKBlocks,
+        persistentTiles * llvm::divideCeil(bm.k, stepK(bm)));
   }
 
   /// Bytes of one staging slot: both granules of each 16-byte chunk of the
@@ -204,32 +228,21 @@ public:
   /// at the current insertion point; returns the consumers' K loop.
   scf::ForOp emit();
 
-  /// Persistent: the producer's and the consumers' tile loops (their
-  /// induction variable is the tile's linear index in the former grid).
+  /// Persistent: the producer's and the consumers' tile loops, and in each
+  /// the tile's linear index in the former grid (the induction variable,
+  /// or computed at the body's start for stream-K).
   SmallVector<scf::ForOp, 2> tileLoops;
+  SmallVector<Value, 2> tileIndices;
 
 private:
+  /// A K step's place in the ring: its stage, and the parity of the
+  /// stage's full barrier phase it waits for.
+  struct RingPosition {
+    Value stage;
+    Value phase;
+  };
   /// Elements of one K step.
   int64_t tileK() const { return stepK(bm); }
-  /// The parity of round `round` of the ring (K steps `stages * round` ..)
-  /// of the current tile: a persistent block's tiles each take a whole
-  /// number of rounds, and `tilePhase` is the parity of the rounds of the
-  /// tiles it walked before.
-  Value roundParity(Value round) {
-    return parity(tilePhase ? add(round, tilePhase) : round);
-  }
-  /// The ring steps of one tile: its K steps, and for a persistent block as
-  /// many empty ones after them as complete the last round (so that each
-  /// tile's K step kt is in stage kt % stages, as in a block of one tile,
-  /// and the stages' bookkeeping stays the same constants).
-  int64_t ringSteps() const {
-    int64_t steps = llvm::divideCeil(bm.k, tileK());
-    return persistentTiles ? llvm::alignTo(steps, stages) : steps;
-  }
-  /// Persistent: emits a loop over the block's tiles (tile block, block +
-  /// grid, ...) with `body` inside it, where tilePhase is the tile's;
-  /// records it in tileLoops.
-  void emitTileLoop(function_ref<void()> body);
   /// 3xTF32: the producer warpgroup splits the f32 tiles into high and low
   /// TF32 parts, and the consumers wait for that ("ready").
   bool splitsF32() const { return l.parts == 2; }
@@ -325,8 +338,9 @@ private:
     llvm::append_range(c, llvm::reverse(batch));
     return c;
   }
-  /// Emits the producer.
-  void emitProducer(Value m0, Value n0, Value tidX, Value producer);
+  /// Emits the producer; returns the ring position after its last step
+  /// (null for the staged and splitting producers, never persistent).
+  RingPosition emitProducer(Value m0, Value n0, Value tidX, Value producer);
   /// A chunk loaded as its two granules, to be realigned and stored at
   /// `index` of `ring` (a stage of one operand).
   struct PendingChunk {
@@ -347,12 +361,6 @@ private:
   /// Stores each chunk, realigned out of its granules, at its index of its
   /// ring.
   void storeRealigned(ArrayRef<PendingChunk> chunks);
-  /// A K step's place in the ring: its stage, and the parity of the
-  /// stage's full barrier phase it waits for.
-  struct RingPosition {
-    Value stage;
-    Value phase;
-  };
   /// The position `steps` (1 to `stages`) ring steps after `at`: the
   /// stage advanced modulo `stages`, the phase flipped where it wraps.
   /// Loops carry their position: computed from the step index, it costs a
@@ -365,12 +373,33 @@ private:
   /// position of its step.
   std::pair<scf::ForOp, RingPosition> emitRingLoop(Value lower, Value upper,
                                                    int64_t step);
-  /// The position of the tile's ring step `kt`.
+  /// Persistent: emits a loop over the block's tiles (tile block, block +
+  /// grid, ...) with `body` inside it, which gets the ring position of the
+  /// tile's first K step (tileStart) and returns the position after its
+  /// last: each tile's steps follow the previous tile's in the ring.
+  /// Records the loop in tileLoops.
+  void emitTileLoop(function_ref<RingPosition()> body);
+  /// The position of the tile's ring step `kt`: counted from the ring's
+  /// first stage, or for a persistent block from tileStart.
   RingPosition positionOf(Value kt) {
-    return {rem(kt, stages), roundParity(div(kt, stages))};
+    if (std::optional<int64_t> c = getConstantIntValue(kt))
+      return positionOf(*c);
+    Value step = tileStart ? add(kt, tileStart->stage) : kt;
+    Value phase = parity(div(step, stages));
+    return {rem(step, stages),
+            tileStart ? arith::XOrIOp::create(b, loc, phase, tileStart->phase)
+                            .getResult()
+                      : phase};
   }
   RingPosition positionOf(int64_t kt) {
-    return {cst(kt % stages), roundParity(cst(kt / stages))};
+    if (!tileStart)
+      return {cst(kt % stages), parity(cst(kt / stages))};
+    if (kt == 0)
+      return *tileStart;
+    Value step = addC(tileStart->stage, kt);
+    Value phase = parity(div(step, stages));
+    return {rem(step, stages),
+            arith::XOrIOp::create(b, loc, phase, tileStart->phase)};
   }
   /// Where a producer's K step `kt` goes in the ring.
   struct StepBuffers {
@@ -386,10 +415,6 @@ private:
   /// step `kt`, at `at` (when it held an earlier step: a round of a
   /// persistent block's tile, or of an earlier tile, precedes it).
   void waitForEmpty(Value kt, RingPosition at);
-  /// Persistent: the tile's empty ring steps after its K steps, in the
-  /// producer (waits for each stage, completes its full barrier with no
-  /// load) or the consumers (wait for it to complete, release it).
-  void emitEmptySteps(bool producer);
   void emitStagedProducer(Value m0, Value n0, Value tidX);
   /// The TMA loads of K step `k0`'s operands that TMA reads into ring
   /// `stage` (at `aBytes`, `bBytes`), with the transaction count: by one
@@ -434,7 +459,21 @@ private:
   SmallVector<Value> accumulatorElements(Value acc);
   /// Applies the epilogue to the accumulator of warpgroup `consumer`
   /// (thread `tidX` of it) and stores the tile.
-  void emitEpilogue(Value acc, Value consumer, Value tidX);
+  void emitEpilogue(scf::ForOp kLoop, Value consumer, Value tidX);
+  /// Stream-K: the address of the flag of `block`'s consumer warpgroup
+  /// `consumer` (a generic pointer).
+  Value flagPointer(Value block, Value consumer);
+  /// Stream-K: the index in `partials` of this thread's 4 accumulator
+  /// elements from element 4 * `quad` of `block`'s partial tile.
+  Value partialIndex(Value block, Value consumer, int64_t quad, Value tidX);
+  /// Stream-K: stores this thread's accumulator `elements` as the block's
+  /// partial tile and raises its warpgroup's flag.
+  void storePartial(ArrayRef<Value> elements, Value consumer, Value tidX);
+  /// Stream-K: adds to `elements` the partial tiles of the blocks whose
+  /// shares end inside the current tile before this block's, once each is
+  /// flagged; returns the sums.
+  SmallVector<Value> addPartials(ArrayRef<Value> elements, Value consumer,
+                                 Value tidX);
   /// A pair of adjacent f32 columns of the tile at (row, col), with the
   /// epilogue applied and converted to the output type.
   struct Pair {
@@ -474,11 +513,24 @@ private:
   int64_t stagingSlots;
   int64_t splits;
   int64_t persistentTiles;
+  bool streamK;
   std::optional<gpu::Dimension> clusterDim;
   wgmma::Layout l;
-  /// Persistent: the parity of the ring rounds before the current tile's
-  /// (0 or 1, the tile loop's iteration argument); null otherwise.
-  Value tilePhase;
+  /// Persistent: the ring position of the current tile's first K step
+  /// (the tile loop's iteration arguments); unset otherwise.
+  std::optional<RingPosition> tileStart;
+  /// Stream-K: the workspace's partial tiles (f32, kMaxStreamKBlocks of
+  /// them, in the consumers' register order) and flags (i32, one per
+  /// block and consumer warpgroup, zeroed by the runtime before the
+  /// launch).
+  Value partials, flags;
+  /// Stream-K, inside a tile loop: the block, the blocks launched, the K
+  /// steps the blocks share (their tiles' first), and the current share's
+  /// tile and end K step (kBegin and kSteps give its start and length).
+  struct StreamShare {
+    Value block, blocks, sharedSteps, tile, kEnd;
+  };
+  std::optional<StreamShare> share;
   Value tid, raw, alignPad, full, empty;
   /// 3xTF32: a stage's tiles are split (one arrival per producer thread).
   Value ready;
@@ -965,7 +1017,7 @@ WgmmaEmitter::StepBuffers WgmmaEmitter::beginProducerStep(Value kt,
   // read the matmul's K step kBegin + kt.
   Value stage = at.stage;
   waitForEmpty(kt, at);
-  Value k = splits > 1 ? add(kBegin, kt) : kt;
+  Value k = splits > 1 || streamK ? add(kBegin, kt) : kt;
   StepBuffers step{stage, mul(k, tileK()), mul(stage, l.aStageBytes),
                    addC(mul(stage, l.bStageBytes), stages * l.aStageBytes)};
   emitTmaLoads(step.stage, step.k0, m0, n0, step.aBytes, step.bBytes, tidX);
@@ -982,7 +1034,7 @@ void WgmmaEmitter::waitForEmpty(Value kt, RingPosition at) {
     Value ticks = cst(kTryWaitTicks);
     nvgpu::MBarrierTryWaitParityOp::create(b, loc, empty, p, ticks, at.stage);
   };
-  if (tilePhase)
+  if (tileStart)
     return wait();
   Value reuse = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, kt,
                                       cst(stages));
@@ -990,22 +1042,6 @@ void WgmmaEmitter::waitForEmpty(Value kt, RingPosition at) {
   OpBuilder::InsertionGuard inner(b);
   b.setInsertionPointToStart(ifReuse.thenBlock());
   wait();
-}
-
-void WgmmaEmitter::emitEmptySteps(bool producer) {
-  int64_t steps = llvm::divideCeil(bm.k, tileK());
-  for (int64_t kt = steps; kt < ringSteps(); ++kt) {
-    RingPosition at = positionOf(kt);
-    if (producer) {
-      waitForEmpty(cst(kt), at);
-      nvgpu::MBarrierArriveOp::create(b, loc, full, at.stage);
-      continue;
-    }
-    Value ticks = cst(kTryWaitTicks);
-    nvgpu::MBarrierTryWaitParityOp::create(b, loc, full, at.phase, ticks,
-                                           at.stage);
-    release(at.stage);
-  }
 }
 
 void WgmmaEmitter::storeRealigned(ArrayRef<PendingChunk> chunks) {
@@ -1023,15 +1059,16 @@ Value WgmmaEmitter::swizzledIndex(Value row, Value col, int64_t rows) {
   return add(add(mul(box, rows * kBoxN), mul(row, kBoxN)), mul(chunk, kChunk));
 }
 
-void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
-                                Value producer) {
+WgmmaEmitter::RingPosition WgmmaEmitter::emitProducer(Value m0, Value n0,
+                                                      Value tidX,
+                                                      Value producer) {
   if (stagingSlots > 0) {
     emitStagedProducer(m0, n0, tidX);
-    return;
+    return {};
   }
   if (splitsF32()) {
     emitSplittingProducer(m0, n0, tidX);
-    return;
+    return {};
   }
   Value flatA = readA ? flatView(a.source) : Value();
   Value flatB = readB ? flatView(bOp.source) : Value();
@@ -1039,10 +1076,11 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
   // stage's loads before its next, so several keep loads in flight.
   OpBuilder::InsertionGuard guard(b);
   auto [loop, at] = emitRingLoop(producer, kSteps, l.producers);
+  RingPosition end{loop.getResult(0), loop.getResult(1)};
   Value kt = loop.getInductionVar();
   auto [stage, k0, aBytes, bBytes] = beginProducerStep(kt, at, m0, n0, tidX);
   if (!readA && !readB)
-    return;
+    return end;
   // Operands TMA cannot read: every producer thread fills its chunks, makes
   // its (generic-proxy) stores visible to wgmma's async proxy, and arrives.
   // One sequence of load groups over both operands' chunks.
@@ -1056,6 +1094,7 @@ void WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX,
   flushChunks(pending);
   fenceAsyncShared();
   nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
+  return end;
 }
 
 scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
@@ -1072,7 +1111,7 @@ scf::ForOp WgmmaEmitter::emitConsumers(Value consumer) {
   // constant trip count ptxas only notes the fence it adds before the loop
   // (C7519), and peeling there changed nothing beyond the A/B's noise
   // (bench/results/hopper-v2, "Step 4"): those kernels stay as they were.
-  bool peel = !splitsF32() && (tilePhase || splits > 1);
+  bool peel = !splitsF32() && (tileStart || splits > 1);
   RingPosition first = positionOf(0);
   Value init =
       peel ? emitStep(first, Value(), consumer, accType)
@@ -1465,15 +1504,17 @@ SmallVector<Value> WgmmaEmitter::accumulatorElements(Value acc) {
   return elements;
 }
 
-void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
+void WgmmaEmitter::emitEpilogue(scf::ForOp kLoop, Value consumer,
+                                Value tidX) {
+  Value acc = kLoop.getResult(0);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-  // Persistent: the tile's last stage is released as soon as its wgmma
-  // completed, and its empty ring steps are passed, so that the producer
-  // fills the ring with the next tile's loads while the epilogue runs.
-  if (tilePhase) {
-    release(rem(sub(kSteps, cst(1)), stages));
-    emitEmptySteps(/*producer=*/false);
-  }
+  // Persistent: the tile's last stage (the one before the loop's final
+  // position) is released as soon as its wgmma completed, so that the
+  // producer fills the ring with the next tile's loads while the epilogue
+  // runs.
+  if (tileStart)
+    release(advance({kLoop.getResult(1), kLoop.getResult(2)}, stages - 1)
+                .stage);
   // The epilogue runs on the accumulator registers. wgmma's fragment
   // layout (m64nNk16, f32): lane l of warp w holds rows 16w + l / 4 and
   // 16w + l / 4 + 8 of the warpgroup's 64, columns 8j + 2 (l % 4) + {0, 1}
@@ -1481,6 +1522,17 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
   // row). Each pair gets the epilogue at its (row, col) of the tile and is
   // converted to the output type there.
   SmallVector<Value> elements = accumulatorElements(acc);
+  // Stream-K: a share that ends inside its tile leaves its partial tile;
+  // the one that ends the tile adds the others' before the epilogue.
+  OpBuilder::InsertionGuard streamGuard(b);
+  if (share) {
+    Value partial = ult(share->kEnd, cst(llvm::divideCeil(bm.k, tileK())));
+    auto ifPartial = scf::IfOp::create(b, loc, partial, /*withElse=*/true);
+    b.setInsertionPointToStart(ifPartial.thenBlock());
+    storePartial(elements, consumer, tidX);
+    b.setInsertionPointToStart(ifPartial.elseBlock());
+    elements = addPartials(elements, consumer, tidX);
+  }
   Value lane = rem(tidX, kThreadsPerWarp);
   // Created one after the other (the evaluation order of a call's
   // arguments is the compiler's choice).
@@ -1518,7 +1570,7 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
       }
     // Persistent: the ring is the next tile's; each warpgroup stages its
     // own rows in a buffer after it.
-    if (tilePhase)
+    if (tileStart)
       return emitSubtiledStores(pairs, consumer, tidX);
     fenceAsyncShared();
     consumerBarrier();
@@ -1561,6 +1613,113 @@ void WgmmaEmitter::emitEpilogue(Value acc, Value consumer, Value tidX) {
                                                   ValueRange{row, col});
                  storeValid(v, bm.out, ValueRange{row, col}, valid);
                });
+}
+
+Value WgmmaEmitter::flagPointer(Value block, Value consumer) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, flags);
+  Value slot = add(mul(block, l.consumers), consumer);
+  Value address = add(base, mul(slot, 4));
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), address)
+          .getResult());
+}
+
+Value WgmmaEmitter::partialIndex(Value block, Value consumer, int64_t quad,
+                                 Value tidX) {
+  // Quad q of every thread of a warpgroup lies together (16-byte stores
+  // and loads coalesce): [block][consumer][quad][thread][4].
+  int64_t quads = bm.n / 8;
+  Value slot = add(mul(block, l.consumers), consumer);
+  Value row = addC(mul(slot, quads), quad);
+  return mul(add(mul(row, kWarpgroupThreads), tidX), 4);
+}
+
+void WgmmaEmitter::storePartial(ArrayRef<Value> elements, Value consumer,
+                                Value tidX) {
+  auto quadType = VectorType::get({4}, b.getF32Type());
+  for (int64_t q = 0; q < bm.n / 8; ++q) {
+    Value quad = vector::FromElementsOp::create(b, loc, quadType,
+                                                elements.slice(4 * q, 4));
+    vector::StoreOp::create(b, loc, quad, partials,
+                            partialIndex(share->block, consumer, q, tidX));
+  }
+  // The warpgroup's stores (its named barrier, 2 + consumer, as the
+  // persistent epilogue's), then one arrival at device scope by its first
+  // thread (a release fence before a relaxed add, cumulative over the
+  // stores the barrier ordered before it: CUTLASS's arrive_inc; NVPTX
+  // drops the release of an atomicrmw). An arrival per thread serialized
+  // 128 atomic adds on each flag: 1024^3 ran 23.9 us against 13.9 without
+  // them (bench/results/hopper-v2, "Stream-K").
+  NVVM::BarrierOp::create(
+      b, loc, Type(),
+      arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                 addC(consumer, kConsumerBarrier + 1)),
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpgroupThreads),
+      {}, Value());
+  auto ifFirst = scf::IfOp::create(b, loc, eq(tidX, 0), /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifFirst.thenBlock());
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "device");
+  LLVM::AtomicRMWOp::create(
+      b, loc, LLVM::AtomicBinOp::add, flagPointer(share->block, consumer),
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1),
+      LLVM::AtomicOrdering::monotonic, "device");
+}
+
+SmallVector<Value> WgmmaEmitter::addPartials(ArrayRef<Value> elements,
+                                             Value consumer, Value tidX) {
+  // The tile's K steps before this share's are the ends of the shares of
+  // blocks first .. block - 1, where first holds the tile's first step x:
+  // the block j with floor(j * I / G) <= x < floor((j + 1) * I / G)
+  // (I steps shared by G blocks), j = ceil((x + 1) * G / I) - 1. A share
+  // that starts the tile adds none.
+  Value x = mul(share->tile, llvm::divideCeil(bm.k, tileK()));
+  Value scaled = arith::MulIOp::create(b, loc, addC(x, 1), share->blocks);
+  Value firstOwner =
+      sub(arith::CeilDivUIOp::create(b, loc, scaled, share->sharedSteps),
+          cst(1));
+  Value startsTile = eq(kBegin, 0);
+  Value first = select(startsTile, share->block, firstOwner);
+  auto loop = scf::ForOp::create(b, loc, first, share->block, cst(1),
+                                 ValueRange(elements));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value j = loop.getInductionVar();
+  // Every thread waits for the warpgroup's flag of block j (acquire: its
+  // partial's stores are visible after).
+  Value flag = flagPointer(j, consumer);
+  Value all =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kPartialArrivals);
+  auto wait = scf::WhileOp::create(b, loc, TypeRange(), ValueRange());
+  {
+    OpBuilder::InsertionGuard inner(b);
+    Block *before = b.createBlock(&wait.getBefore());
+    b.setInsertionPointToStart(before);
+    Value seen = LLVM::LoadOp::create(
+        b, loc, b.getI32Type(), flag, /*alignment=*/4, /*isVolatile=*/false,
+        /*isNonTemporal=*/false, /*isInvariant=*/false,
+        /*isInvariantGroup=*/false, LLVM::AtomicOrdering::acquire, "device");
+    Value pending = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          seen, all);
+    scf::ConditionOp::create(b, loc, pending, ValueRange());
+    Block *after = b.createBlock(&wait.getAfter());
+    b.setInsertionPointToStart(after);
+    scf::YieldOp::create(b, loc, ValueRange());
+  }
+  auto quadType = VectorType::get({4}, b.getF32Type());
+  SmallVector<Value> sums;
+  for (int64_t q = 0; q < bm.n / 8; ++q) {
+    Value quad = vector::LoadOp::create(b, loc, quadType, partials,
+                                        partialIndex(j, consumer, q, tidX));
+    for (int64_t e = 0; e < 4; ++e) {
+      Value part = vector::ExtractOp::create(b, loc, quad, e);
+      sums.push_back(arith::AddFOp::create(
+          b, loc, loop.getRegionIterArgs()[4 * q + e], part));
+    }
+  }
+  scf::YieldOp::create(b, loc, sums);
+  return llvm::to_vector_of<Value>(loop.getResults());
 }
 
 Value WgmmaEmitter::epilogueAt(Value pair, Value row, Value col) {
@@ -1771,6 +1930,26 @@ scf::ForOp WgmmaEmitter::emit() {
       edgeDescA = makeTensorMap(a.source, {edgeRowsA, tileK()});
     if (!readB && (edgeRowsB = edgeRows(bOp, bm.bKMajor(), bm.n)))
       edgeDescB = makeTensorMap(bOp.source, {edgeRowsB, tileK()});
+    // Stream-K's workspace: a partial tile per block, and a flag per block
+    // and consumer warpgroup, zeroed before the launch; freed after it.
+    if (streamK) {
+      auto alloc = [&](int64_t elements, Type type) {
+        return gpu::AllocOp::create(b, loc,
+                                    MemRefType::get({elements}, type),
+                                    /*asyncToken=*/Type(), ValueRange(),
+                                    ValueRange(), ValueRange())
+            .getMemref();
+      };
+      partials = alloc(streamBlocks() * bm.m * bm.n, b.getF32Type());
+      flags = alloc(streamBlocks() * l.consumers, b.getI32Type());
+      gpu::MemsetOp::create(
+          b, loc, /*asyncToken=*/Type(), ValueRange(), flags,
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+      b.setInsertionPointAfter(bm.launch);
+      for (Value ws : {partials, flags})
+        gpu::DeallocOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(),
+                               ws);
+    }
   }
   // The consumers' wgmma descriptors take only a tensor map's type (for
   // the swizzle and, from a 2-D box, the leading byte offset). An operand
@@ -1913,11 +2092,10 @@ scf::ForOp WgmmaEmitter::emit() {
       auto produce = [&] {
         if (multicasts())
           findSharedOperands(m0, n0);
-        emitProducer(m0, n0, tidX,
-                     l.producers == 1 ? cst(0)
-                                      : sub(warpgroup, cst(l.consumers)));
-        if (persistentTiles)
-          emitEmptySteps(/*producer=*/true);
+        return emitProducer(m0, n0, tidX,
+                            l.producers == 1
+                                ? cst(0)
+                                : sub(warpgroup, cst(l.consumers)));
       };
       if (persistentTiles)
         emitTileLoop(produce);
@@ -1937,7 +2115,8 @@ scf::ForOp WgmmaEmitter::emit() {
           NVVM::SetMaxRegisterAction::increase);
     auto consume = [&] {
       loop = emitConsumers(warpgroup);
-      emitEpilogue(loop.getResult(0), warpgroup, tidX);
+      emitEpilogue(loop, warpgroup, tidX);
+      return RingPosition{loop.getResult(1), loop.getResult(2)};
     };
     if (persistentTiles)
       emitTileLoop(consume);
@@ -1951,28 +2130,94 @@ scf::ForOp WgmmaEmitter::emit() {
   return loop;
 }
 
-void WgmmaEmitter::emitTileLoop(function_ref<void()> body) {
+void WgmmaEmitter::emitTileLoop(function_ref<RingPosition()> body) {
   // Tile t of the former grid, linearized as CUDA orders blocks (x fastest):
   // the blocks resident at once take consecutive tiles, as a wave of the
   // former launch did, so its block order (group_m) keeps its L2 reuse.
-  Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   Value count = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   Value tiles = cst(persistentTiles);
-  Value phase = cst(0);
-  auto loop =
-      scf::ForOp::create(b, loc, first, tiles, count, ValueRange{phase});
-  loop->setAttr(kPersistentTilesAttr, b.getI64IntegerAttr(persistentTiles));
+  Value phase = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  int64_t steps = llvm::divideCeil(bm.k, tileK());
+  Value lower = block, upper = tiles, step = count;
+  // Stream-K: when the tiles do not fill whole waves of the blocks, the
+  // last partial wave's tiles are shared out along K (where they fill less
+  // than half a wave, with one whole wave more if there is one: with more
+  // tiles than blocks, each tile is then shared by at most three blocks): block g takes their K steps [g * I / G,
+  // (g + 1) * I / G) (I steps, G blocks), a share at a time from its last
+  // one (each block's last share is the only one that may end inside a
+  // tile: it leaves a partial tile, before anything else, which the
+  // block holding the tile's end adds when it gets there, as the last of
+  // its shares; a block waits only for blocks launched before it). Then
+  // each block takes whole tiles of the remaining waves.
+  Value skTiles, sharedSteps, t0, t1, sBegin, sEnd, shares;
+  if (streamK) {
+    Value leftover = arith::RemUIOp::create(b, loc, tiles, count);
+    // (Every block takes at least one K step: the launch has at most a
+    // block per K step of the tiles.)
+    Value halfWave = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                              add(leftover, leftover), count),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                              mul(leftover, steps), count));
+    Value withWave = arith::MinUIOp::create(b, loc, add(count, leftover),
+                                            tiles);
+    skTiles = select(eq(leftover, 0), cst(0),
+                     select(halfWave, leftover, withWave));
+    sharedSteps = mul(skTiles, steps);
+    sBegin = arith::DivUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, block, sharedSteps), count);
+    sEnd = arith::DivUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, addC(block, 1), sharedSteps),
+        count);
+    t0 = div(sBegin, steps);
+    t1 = div(sub(sEnd, cst(1)), steps);
+    shares = select(eq(sharedSteps, 0), cst(0), addC(sub(t1, t0), 1));
+    Value waves = arith::DivUIOp::create(b, loc, sub(tiles, skTiles), count);
+    lower = cst(0);
+    upper = add(shares, waves);
+    step = cst(1);
+  }
+  auto loop = scf::ForOp::create(b, loc, lower, upper, step,
+                                 ValueRange{cst(0), phase});
+  loop->setAttr(kPersistentTilesAttr,
+                b.getI64IntegerAttr(streamK ? streamBlocks()
+                                            : persistentTiles));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
-  tilePhase = loop.getRegionIterArgs().front();
-  body();
-  // A tile takes ringSteps() / stages rounds of the ring.
-  Value next = tilePhase;
-  if ((ringSteps() / stages) % 2)
-    next = sub(cst(1), tilePhase);
-  scf::YieldOp::create(b, loc, next);
-  tilePhase = Value();
+  Value tile = loop.getInductionVar();
+  Value savedBegin = kBegin, savedSteps = kSteps;
+  if (streamK) {
+    Value u = loop.getInductionVar();
+    Value isShare = ult(u, shares);
+    Value shareTile = sub(t1, u);
+    Value waveTile =
+        add(add(skTiles, block),
+            arith::MulIOp::create(b, loc, sub(u, shares), count));
+    tile = select(isShare, shareTile, waveTile);
+    Value zero = cst(0), whole = cst(steps);
+    Value first = arith::AndIOp::create(
+        b, loc, isShare,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, shareTile, t0));
+    Value last = arith::AndIOp::create(
+        b, loc, isShare,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, shareTile, t1));
+    kBegin = select(first, sub(sBegin, mul(t0, steps)), zero);
+    Value kEnd = select(last, sub(sEnd, mul(t1, steps)), whole);
+    kSteps = sub(kEnd, kBegin);
+    share = StreamShare{block, count, sharedSteps, tile, kEnd};
+  }
+  tileStart = RingPosition{loop.getRegionIterArgs()[0],
+                           loop.getRegionIterArgs()[1]};
+  RingPosition end = body();
+  scf::YieldOp::create(b, loc, ValueRange{end.stage, end.phase});
+  tileStart.reset();
+  share.reset();
+  kBegin = savedBegin;
+  kSteps = savedSteps;
   tileLoops.push_back(loop);
+  tileIndices.push_back(tile);
 }
 
 DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
@@ -2087,29 +2332,36 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // Persistent: one block per SM (or as many as fit) walks the tiles, its
     // producer loading the next tile while the consumers finish one.
     std::array<int64_t, 3> grid = {1, 1, 1};
-    if (persistent != 0 && persistent != 1)
-      return fail("persistent = " + Twine(persistent) + " must be 0 or 1");
+    if (persistent < 0 || persistent > 2)
+      return fail("persistent = " + Twine(persistent) +
+                  " must be 0, 1 or 2 (stream-K)");
+    std::string persistentKnob = "persistent = " + std::to_string(persistent);
     if (persistent) {
       if (splits > 1)
-        return fail("persistent = 1 with split_k = " + Twine(splits) +
+        return fail(persistentKnob + " with split_k = " + Twine(splits) +
                     ": a persistent kernel does not split K across a "
                     "cluster (use one of them)");
       if (splitsF32)
-        return refuseSplitF32("persistent = 1", "persistent = 0");
+        return refuseSplitF32(persistentKnob, "persistent = 0");
       if (bm.launch.hasClusterSize())
-        return refuseClusters("persistent = 1");
+        return refuseClusters(persistentKnob);
+      if (persistent == 2 && cluster != 1)
+        return fail("persistent = 2 (stream-K) with cluster = " +
+                    Twine(cluster) +
+                    ": stream-K blocks share K steps, not operand tiles "
+                    "(use one of them)");
       gpu::KernelDim3 sizes = bm.launch.getGridSizeOperandValues();
       int64_t tiles = 1;
       for (auto [d, size] :
            llvm::enumerate(std::array<Value, 3>{sizes.x, sizes.y, sizes.z})) {
         std::optional<int64_t> c = getConstantIntValue(size);
         if (!c || *c < 1)
-          return fail("persistent = 1 needs a gpu.launch with a constant "
-                      "grid");
+          return fail(persistentKnob + " needs a gpu.launch with a constant "
+                                       "grid");
         grid[d] = *c;
         tiles *= *c;
         if (tiles > INT32_MAX)
-          return fail("persistent = 1: the launch's " + Twine(tiles) +
+          return fail(persistentKnob + ": the launch's " + Twine(tiles) +
                       "+ blocks exceed one grid dimension");
       }
       DenseSet<Operation *> replaced{bm.op(), bm.fill};
@@ -2123,9 +2375,10 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       }
       if (Operation *op = findUnrecomputable(bm.launch, replaced)) {
         DiagnosedSilenceableFailure diag = fail(
-            "persistent = 1 needs the block's other computations that "
-            "depend on its index to be free of side effects, so that each "
-            "tile recomputes them");
+            persistentKnob +
+            " needs the block's other computations that depend on its "
+            "index to be free of side effects, so that each tile "
+            "recomputes them");
         diag.attachNote(op->getLoc()) << "this one is not";
         return diag;
       }
@@ -2404,15 +2657,17 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     SmallVector<Value> indexValues = blockIndexValues(bm.launch);
     Operation *last = bm.epilogue ? bm.epilogue.getOperation() : bm.op();
     rewriter.setInsertionPoint(last);
+    int64_t tiles = persistent ? grid[0] * grid[1] * grid[2] : 0;
     WgmmaEmitter emitter(rewriter, bm, *stages, producers, *a, *bOperand,
-                         read[0], read[1], slots, splits,
-                         persistent ? grid[0] * grid[1] * grid[2] : 0,
-                         clusterDim);
+                         read[0], read[1], slots, splits, tiles,
+                         /*streamK=*/persistent == 2, clusterDim);
     loops.push_back(emitter.emit());
     eraseBlockMatmul(rewriter, bm);
-    if (persistent && failed(makePersistent(rewriter, bm.launch,
-                                            emitter.tileLoops, indexValues,
-                                            grid)))
+    if (persistent &&
+        failed(makePersistent(
+            rewriter, bm.launch, emitter.tileLoops, emitter.tileIndices,
+            indexValues, grid,
+            persistent == 2 ? emitter.streamBlocks() : tiles)))
       return emitDefiniteFailure() << "the persistent rewrite failed";
     if (clusterDim) {
       if (failed(resolvePartners(rewriter, bm.launch, *clusterDim,

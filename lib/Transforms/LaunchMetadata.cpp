@@ -640,6 +640,33 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
   });
   if (allocs.wasInterrupted())
     return failure();
+  // A workspace set to zero before the launches (stream-K's flags): the
+  // runtime zeroes it at each call. No other memset runs on the host.
+  WalkResult memsets = func.walk([&](gpu::MemsetOp memset) -> WalkResult {
+    auto it = workspaces.find(memset.getDst());
+    Attribute value;
+    bool zero = matchPattern(memset.getValue(), m_Constant(&value)) &&
+                ((isa<IntegerAttr>(value) &&
+                  cast<IntegerAttr>(value).getValue().isZero()) ||
+                 (isa<FloatAttr>(value) &&
+                  cast<FloatAttr>(value).getValue().isPosZero()));
+    if (memset.getAsyncToken() || it == workspaces.end() || !zero)
+      return memset.emitError()
+             << "a host memset must be a synchronous gpu.memset of a "
+                "workspace to zero";
+    // The runtime zeroes it before the first launch: no launch before the
+    // memset may use it.
+    for (Operation *op = memset->getPrevNode(); op; op = op->getPrevNode())
+      if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+          launch && llvm::is_contained(launch.getKernelOperands(),
+                                       memset.getDst()))
+        return memset.emitError()
+               << "a workspace is zeroed before the launches that use it";
+    spec.workspaces[it->second].zeroed = true;
+    return WalkResult::advance();
+  });
+  if (memsets.wasInterrupted())
+    return failure();
 
   WalkResult walk = func.walk([&](gpu::LaunchFuncOp launch) -> WalkResult {
     LaunchSpec ls;

@@ -1,15 +1,14 @@
 // Persistent kernels on the wgmma schedule (knob persistent): the launch
 // gets one block per tile along x, and each block walks tiles block_id.x,
 // + grid_dim.x, ... of the former grid, recomputing its tile's offsets and
-// views (the block order of group_m included) from the tile's index. Each
-// tile takes whole rounds of the ring (its K steps, then empty steps that
-// complete the last round), so K step kt is in stage kt % stages as in a
-// block of one tile, and the tile loop carries the parity of the rounds
-// before it. The consumers release a tile's last stage as soon as its wgmma
-// completed, and pass its empty steps, so that the producer loads the next
-// tile while the epilogue runs; each consumer warpgroup stages its rows 64
-// columns at a time in a buffer of its own after the ring, where those
-// loads do not reach, synchronizing only its own threads.
+// views (the block order of group_m included) from the tile's index. The
+// tile loop carries the ring position of the tile's first K step, so that
+// each tile's steps follow the previous tile's in the ring. The consumers
+// release a tile's last stage as soon as its wgmma completed, so that the
+// producer loads the next tile while the epilogue runs; each consumer
+// warpgroup stages its rows 64 columns at a time in a buffer of its own
+// after the ring, where those loads do not reach, synchronizing only its
+// own threads. (Stream-K, persistent = 2: matmul-relu-wgmma-stream-k.mlir.)
 // After outlining, tessel-persistent-launches drops the kernel's
 // known_grid_size and marks its launches, which launch.json records.
 
@@ -37,9 +36,9 @@
 
 // What a persistent kernel cannot serve is refused by the op, naming the
 // knob (a copy of the schedule offers more values than the shipped ones).
-// RUN: mkdir -p %t.any && sed 's/from options = \[0, 1\]/from options = [0, 1, 2]/' \
+// RUN: mkdir -p %t.any && sed 's/from options = \[0, 1, 2\]/from options = [0, 1, 2, 3]/' \
 // RUN:   %schedules/matmul_relu_wgmma.mlir > %t.any/persistent.mlir
-// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%t.any/persistent.mlir knobs=tile_m=128,tile_n=128,stages=4,persistent=2" 2>&1 \
+// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%t.any/persistent.mlir knobs=tile_m=128,tile_n=128,stages=4,persistent=3" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=VALUE
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,persistent=1,split_k=2" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SPLIT
@@ -52,7 +51,7 @@
 // RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=256,stages=5,persistent=1 defaults=rule" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SMEM
 
-// VALUE: persistent.mlir:{{[0-9]+}}:{{[0-9]+}}: error: persistent = 2 must be 0 or 1
+// VALUE: persistent.mlir:{{[0-9]+}}:{{[0-9]+}}: error: persistent = 3 must be 0, 1 or 2 (stream-K)
 // SPLIT: error: persistent = 1 with split_k = 2: a persistent kernel does not split K across a cluster (use one of them)
 // SMEM: error: the 128x256 tile with 5 stages and its own staged output tile (persistent) needs 265296 bytes of shared memory; an sm_90 block has at most 232448
 // X3: error: persistent = 1 does not serve f32 inputs at FP32 accuracy (3xTF32: the producer splits each tile); use persistent = 0, or tessel.allow_tf32
@@ -69,72 +68,56 @@
 // 3 x 2 grid, whose group_m order is recomputed from it.
 // CHECK:           %[[FIRST:[a-z0-9_]+]] = gpu.block_id  x
 // CHECK-NEXT:      %[[COUNT:[a-z0-9_]+]] = gpu.grid_dim  x
-// CHECK-NEXT:      scf.for %[[T:[a-z0-9_]+]] = %[[FIRST]] to %c6 step %[[COUNT]] iter_args(%[[PHASE:[a-z0-9_]+]] = %c0) -> (index) {
+// The tile loop carries the ring position of the tile's first K step
+// (stage 0, phase parity 0 at the first tile): each tile's steps follow
+// the previous tile's in the ring, with no empty steps between them.
+// CHECK-NEXT:      %[[FALSE:[a-z0-9_]+]] = arith.constant false
+// CHECK-NEXT:      scf.for %[[T:[a-z0-9_]+]] = %[[FIRST]] to %c6 step %[[COUNT]] iter_args(%[[TSTAGE:[a-z0-9_]+]] = %c0, %[[TPHASE:[a-z0-9_]+]] = %[[FALSE]]) -> (index, i1) {
 // CHECK-NEXT:        %[[BX:[a-z0-9_]+]] = arith.remui %[[T]], %c3
 // CHECK-NEXT:        %[[T3:[a-z0-9_]+]] = arith.divui %[[T]], %c3
 // CHECK-NEXT:        %[[BY:[a-z0-9_]+]] = arith.remui %[[T3]], %c2
 // CHECK-NEXT:        %[[ROW:[a-z0-9_]+]] = arith.muli %[[BY]], %c3
 // CHECK-NEXT:        %[[LINEAR:[a-z0-9_]+]] = arith.addi %[[ROW]], %[[BX]]
 // CHECK-NOT:         gpu.block_id
-// The producer's K loop carries its step's ring position, from stage 0 in
-// the tile's phase; it waits for each stage to be empty in every round (in
-// a tile's first one for the previous phase of the barrier: released by
-// the previous tile, or a fresh barrier's).
-// CHECK:             %[[S0:[a-z0-9_]+]] = arith.remui %c0{{[_0-9]*}}, %c4
-// CHECK-NEXT:        %[[R0:[a-z0-9_]+]] = arith.divui %c0{{[_0-9]*}}, %c4
-// CHECK-NEXT:        %[[T0:[a-z0-9_]+]] = arith.addi %[[R0]], %[[PHASE]]
-// CHECK-NEXT:        %[[P0:[a-z0-9_]+]] = arith.remui %[[T0]], %c2
-// CHECK-NEXT:        %[[I0:[a-z0-9_]+]] = arith.index_cast %[[P0]] : index to i1
-// CHECK-NEXT:        scf.for %{{.+}} = %c0 to %c9 step %c1 iter_args(%[[STAGE:[a-z0-9_]+]] = %[[S0]], %[[KPHASE:[a-z0-9_]+]] = %[[I0]]) -> (index, i1) {
+// The producer's K loop starts there; it waits for each stage to be empty
+// in every round (in the block's first one for the previous phase of a
+// fresh barrier, which has completed).
+// CHECK:             %[[KLOOP:[a-z0-9_]+]]:2 = scf.for %{{.+}} = %c0 to %c9 step %c1 iter_args(%[[STAGE:[a-z0-9_]+]] = %[[TSTAGE]], %[[KPHASE:[a-z0-9_]+]] = %[[TPHASE]]) -> (index, i1) {
+// CHECK-NOT:           arith.divui
 // CHECK:               %[[PREV:[a-z0-9_]+]] = arith.xori %[[KPHASE]], %true
 // CHECK:               nvgpu.mbarrier.try_wait.parity %[[EMPTY:[a-z0-9_]+]][%[[STAGE]]], %[[PREV]]
 // CHECK:               nvgpu.mbarrier.arrive.expect_tx %[[FULL:[a-z0-9_]+]][%[[STAGE]]]
 // CHECK:               nvgpu.tma.async.load
-// CHECK:             }
-// 9 K steps: 3 empty steps complete the third round (stages 1 to 3), each
-// waited for and arrived on with no load.
-// CHECK:             nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
-// CHECK-NEXT:        nvgpu.mbarrier.arrive %[[FULL]][%c1]
-// CHECK:             nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
-// CHECK-NEXT:        nvgpu.mbarrier.arrive %[[FULL]][%c2]
-// CHECK:             nvgpu.mbarrier.try_wait.parity %[[EMPTY]]
-// CHECK-NEXT:        nvgpu.mbarrier.arrive %[[FULL]][%c3]
-// Three rounds per tile: the next tile's phase is the other one.
-// CHECK-NEXT:        %[[NEXT:[a-z0-9_]+]] = arith.subi %c1, %[[PHASE]]
-// CHECK-NEXT:        scf.yield %[[NEXT]] : index
+// CHECK:               scf.yield %{{.+}}, %{{.+}} : index, i1
+// CHECK-NEXT:        }
+// The next tile starts where this one's 9 steps ended.
+// CHECK-NEXT:        scf.yield %[[KLOOP]]#0, %[[KLOOP]]#1 : index, i1
 // CHECK-NEXT:      } {tessel.persistent_tiles = 6 : i64}
 // The consumers' tile loop, with the same tiles.
 // CHECK:         } else {
 // CHECK:           gpu.block_id  x
-// CHECK:           scf.for %[[CT:[a-z0-9_]+]] = %{{.*}} to %c6 step %{{.*}} iter_args(%[[CPHASE:[a-z0-9_]+]] = %c0) -> (index) {
+// CHECK:           scf.for %[[CT:[a-z0-9_]+]] = %{{.*}} to %c6 step %{{.*}} iter_args(%[[CSTAGE:[a-z0-9_]+]] = %c0, %[[CPHASE:[a-z0-9_]+]] = %{{.*}}) -> (index, i1) {
 // CHECK-NEXT:        arith.remui %[[CT]], %c3
-// Its first K step starts the accumulator: the first instruction ignores
-// its input (scale-d = 0), so no register is zeroed in the tile loop (which
-// would make ptxas serialize the wgmma).
-// CHECK:             nvgpu.mbarrier.try_wait.parity
+// Its first K step, at the tile's first position, starts the accumulator:
+// the first instruction ignores its input (scale-d = 0), so no register is
+// zeroed in the tile loop (which would make ptxas serialize the wgmma).
+// CHECK:             nvgpu.mbarrier.try_wait.parity %{{.*}}[%[[CSTAGE]]], %[[CPHASE]]
 // CHECK:             llvm.mlir.poison
 // CHECK-NEXT:        nvvm.wgmma.fence.aligned
 // CHECK-NEXT:        nvvm.wgmma.mma_async {{.*}} D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // CHECK-COUNT-3:     nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 // CHECK-NEXT:        nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK:             scf.for %{{.*}} = %c1 to %c9 step %c1 iter_args
+// CHECK:             %[[CLOOP:[a-z0-9_]+]]:3 = scf.for %{{.*}} = %c1 to %c9 step %c1 iter_args
 // CHECK:             } {tessel.wgmma_main_loop}
-// The tile's last stage is released once its wgmma completed, and the
-// empty steps passed (the third round's parity, 2 + the tile's phase).
+// The tile's last stage, the one before the K loop's final position, is
+// released once its wgmma completed.
 // CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK-NEXT:        %[[LAST:[a-z0-9_]+]] = arith.subi %c9, %c1
-// CHECK:             %[[SLAST:[a-z0-9_]+]] = arith.remui %[[LAST]], %c4
-// CHECK-NEXT:        nvgpu.mbarrier.arrive %[[CEMPTY:[a-z0-9_]+]][%[[SLAST]]]
-// CHECK-NEXT:        %[[R3:[a-z0-9_]+]] = arith.addi %c2, %[[CPHASE]]
-// CHECK-NEXT:        %[[P3:[a-z0-9_]+]] = arith.remui %[[R3]], %c2
-// CHECK-NEXT:        %[[I3:[a-z0-9_]+]] = arith.index_cast %[[P3]] : index to i1
-// CHECK-NEXT:        nvgpu.mbarrier.try_wait.parity %{{.*}}[%c1], %[[I3]]
-// CHECK-NEXT:        nvgpu.mbarrier.arrive %[[CEMPTY]][%c1]
-// CHECK-NEXT:        nvgpu.mbarrier.try_wait.parity %{{.*}}[%c2], %[[I3]]
-// CHECK-NEXT:        nvgpu.mbarrier.arrive %[[CEMPTY]][%c2]
-// CHECK-NEXT:        nvgpu.mbarrier.try_wait.parity %{{.*}}[%c3], %[[I3]]
-// CHECK-NEXT:        nvgpu.mbarrier.arrive %[[CEMPTY]][%c3]
+// CHECK-NEXT:        %[[BACK:[a-z0-9_]+]] = arith.addi %[[CLOOP]]#1, %c3
+// CHECK-NEXT:        %[[WRAP:[a-z0-9_]+]] = arith.cmpi uge, %[[BACK]], %c4
+// CHECK-NEXT:        %[[BACK4:[a-z0-9_]+]] = arith.subi %[[BACK]], %c4
+// CHECK-NEXT:        %[[SLAST:[a-z0-9_]+]] = arith.select %[[WRAP]], %[[BACK4]], %[[BACK]]
+// CHECK-NEXT:        nvgpu.mbarrier.arrive %{{.*}}[%[[SLAST]]]
 // Warpgroup y's buffer lies 131072 + 9216 y bytes past the ring's aligned
 // start; it synchronizes its 128 threads with named barrier 2 + y.
 // CHECK:             %[[WG:[a-z0-9_]+]] = arith.muli %[[Y:[a-z0-9_]+]], %c9216
@@ -154,7 +137,8 @@
 // CHECK:             vector.maskedstore
 // CHECK:             nvvm.barrier id = %[[ID32]] number_of_threads = %c128_i32
 // CHECK-NOT:         nvvm.barrier
-// CHECK:           } {tessel.persistent_tiles = 6 : i64}
+// CHECK:             scf.yield %[[CLOOP]]#1, %[[CLOOP]]#2 : index, i1
+// CHECK-NEXT:      } {tessel.persistent_tiles = 6 : i64}
 // CHECK-NOT:     gpu.block_id
 
 // OUTLINED:      gpu.launch_func @matmul_relu_kernel::@matmul_relu_kernel blocks in (%c6{{[_0-9]*}}, %c1{{[_0-9]*}}, %c1{{[_0-9]*}})

@@ -331,3 +331,56 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// The runtime zeroes a workspace before the first launch (stream-K's
+// flags); any other host memset is refused.
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @memset_nonzero(%c: memref<4xi32>) {
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1 : i32
+    %ws = gpu.alloc () : memref<4xi32>
+    // expected-error@below {{a host memset must be a synchronous gpu.memset of a workspace to zero}}
+    gpu.memset %ws, %one : memref<4xi32>, i32
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%ws : memref<4xi32>, %c : memref<4xi32>)
+    gpu.dealloc %ws : memref<4xi32>
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @memset_argument(%c: memref<4xi32>) {
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0 : i32
+    // expected-error@below {{a host memset must be a synchronous gpu.memset of a workspace to zero}}
+    gpu.memset %c, %zero : memref<4xi32>, i32
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%c : memref<4xi32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @memset_after_use(%c: memref<4xi32>) {
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0 : i32
+    %ws = gpu.alloc () : memref<4xi32>
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%ws : memref<4xi32>, %c : memref<4xi32>)
+    // expected-error@below {{a workspace is zeroed before the launches that use it}}
+    gpu.memset %ws, %zero : memref<4xi32>, i32
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%ws : memref<4xi32>, %c : memref<4xi32>)
+    gpu.dealloc %ws : memref<4xi32>
+    return
+  }
+}

@@ -120,6 +120,9 @@ public:
   llvm::Error copyToDevice(DevicePtr dst, const void *src, size_t bytes);
   llvm::Error copyToHost(void *dst, DevicePtr src, size_t bytes);
   llvm::Error fill32(DevicePtr dst, uint32_t value, size_t count);
+  /// fill32, queued on `stream`.
+  llvm::Error fill32Async(DevicePtr dst, uint32_t value, size_t count,
+                          Stream stream);
 
   /// Launches on `stream` (nullptr: the legacy default stream) with
   /// `params` (pointers to each parameter's value). With `overlapPrevious`

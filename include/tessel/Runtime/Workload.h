@@ -27,6 +27,9 @@ namespace tessel {
 struct BufferSpec {
   std::string elementType; // "f32", "f16", "bf16", "i32", ...
   std::vector<int64_t> shape;
+  /// A workspace the runtime zeroes before the function's launches (a
+  /// gpu.memset of it to 0 in the host function: stream-K's flags).
+  bool zeroed = false;
 
   int64_t numElements() const;
   /// Size of one element in bytes, 0 for an unknown element type.

@@ -387,19 +387,33 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
       `block_id.x`, `+ grid_dim.x`, ... in two loops marked
       `tessel.persistent_tiles = T`, one per role, recomputing inside
       them the computations of the body that depend on the block's index
-      (its tile's offsets and views, the `group_m` order). Each tile takes
-      whole rounds of the ring: after its K steps, empty steps (the
-      producer waits for the stage and arrives on its full barrier with
-      no load; the consumers wait and release it) complete the last
-      round, so that K step `kt` is in stage `kt % stages` and the tile
-      loops carry only the parity of the rounds before. The producer's K
-      loop is unrolled by `stages`. The consumers start each tile's
+      (its tile's offsets and views, the `group_m` order). The tile loops
+      carry the ring position (stage and phase parity) of each tile's
+      first K step, so that a tile's steps follow the previous tile's in
+      the ring. The consumers start each tile's
       accumulator with its first K step (scale-d = 0, at the NVVM level),
       release the tile's last stage once its wgmma completed, and stage
       the epilogue's tile after the ring (`BM x (BN + 8)` more bytes), so
       the producer loads the next tile meanwhile. Operands whose rows TMA
       cannot read are copied; `split_k` > 1 and FP32-accurate f32 (3xTF32)
       are refused.
+
+    - With `persistent` = 2 (stream-K), the same, except that the blocks
+      first share out the K steps of the tiles of the last partial wave
+      (with a whole wave more where those fill less than half of one):
+      block g takes steps `[g * I / G, (g + 1) * I / G)` of their `I`, a
+      share (its part of one tile) at a time from its last one, then
+      whole tiles of the remaining waves. A share that ends inside its
+      tile stores its f32 accumulators (in register order) as the block's
+      partial tile in a workspace (`gpu.alloc`, a tile per block) and
+      raises its consumer warpgroup's flag (a second workspace, zeroed
+      by a `gpu.memset` before the launch: the warpgroup's barrier, then
+      one thread's release fence and atomic add); the block whose share
+      ends the tile waits for the flags of the blocks before it that hold
+      the tile's earlier K steps (acquire loads), adds their partials and
+      runs the epilogue. A block waits only for blocks launched before
+      it. The launch gets a block per K step of the tiles, at most 256.
+      `cluster` = 2 is refused.
 
     - With `cluster` = 2 (an optional param, default 1), the launch runs in
       thread-block clusters of two blocks (along x, or along y when the
@@ -473,10 +487,11 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     not fill 16-byte stores; `split_k` is outside [1, 8], does not divide
     `BN / 8` or exceeds the K steps, or (above 1) the launch already has
     clusters, memory attributions, or a grid z extent that times
-    `split_k` exceeds 65535; `persistent` is not 0 or 1, or is 1 with
-    `split_k` > 1, f32 inputs at FP32 accuracy, clusters, a grid that is
-    not constant, or block-index computations in the body that have side
-    effects; `cluster` is not 1 or 2, or is 2 with `split_k` > 1, 3xTF32,
+    `split_k` exceeds 65535; `persistent` is not 0, 1 or 2, or is 1 or 2
+    with `split_k` > 1, f32 inputs at FP32 accuracy, clusters, a grid
+    that is not constant, or block-index computations in the body that
+    have side effects, or is 2 with `cluster` = 2; `cluster` is not 1 or
+    2, or is 2 with `split_k` > 1, 3xTF32,
     a launch with clusters, or a grid that cannot be paired (a grid that
     is not constant or has odd x and y extents; persistent: an odd number
     of tiles); `swap_ab` is not 0 or 1. Fails definitely when `stages`,
