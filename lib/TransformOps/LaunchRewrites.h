@@ -51,8 +51,7 @@ mlir::LogicalResult makePersistent(mlir::RewriterBase &rewriter,
                                    llvm::ArrayRef<mlir::scf::ForOp> loops,
                                    llvm::ArrayRef<mlir::Value> tiles,
                                    llvm::ArrayRef<mlir::Value> indexValues,
-                                   std::array<int64_t, 3> grid,
-                                   int64_t blocks);
+                                   std::array<int64_t, 3> grid, int64_t blocks);
 
 /// Resolves the partner stand-ins of `launch` (kPartnerAttr): each becomes
 /// its value recomputed for the partner, from the block index along

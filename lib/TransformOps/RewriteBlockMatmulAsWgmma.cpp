@@ -212,8 +212,7 @@ public:
   /// tiles, up to kMaxStreamKBlocks).
   int64_t streamBlocks() const {
     return std::min<int64_t>(
-        kMaxStreamKBlocks,
-        persistentTiles * llvm::divideCeil(bm.k, stepK(bm)));
+        kMaxStreamKBlocks, persistentTiles * llvm::divideCeil(bm.k, stepK(bm)));
   }
 
   /// Bytes of one staging slot: both granules of each 16-byte chunk of the
@@ -386,10 +385,11 @@ private:
       return positionOf(*c);
     Value step = tileStart ? add(kt, tileStart->stage) : kt;
     Value phase = parity(div(step, stages));
-    return {rem(step, stages),
-            tileStart ? arith::XOrIOp::create(b, loc, phase, tileStart->phase)
-                            .getResult()
-                      : phase};
+    return {
+        rem(step, stages),
+        tileStart
+            ? arith::XOrIOp::create(b, loc, phase, tileStart->phase).getResult()
+            : phase};
   }
   RingPosition positionOf(int64_t kt) {
     if (!tileStart)
@@ -1059,9 +1059,8 @@ Value WgmmaEmitter::swizzledIndex(Value row, Value col, int64_t rows) {
   return add(add(mul(box, rows * kBoxN), mul(row, kBoxN)), mul(chunk, kChunk));
 }
 
-WgmmaEmitter::RingPosition WgmmaEmitter::emitProducer(Value m0, Value n0,
-                                                      Value tidX,
-                                                      Value producer) {
+WgmmaEmitter::RingPosition
+WgmmaEmitter::emitProducer(Value m0, Value n0, Value tidX, Value producer) {
   if (stagingSlots > 0) {
     emitStagedProducer(m0, n0, tidX);
     return {};
@@ -1504,8 +1503,7 @@ SmallVector<Value> WgmmaEmitter::accumulatorElements(Value acc) {
   return elements;
 }
 
-void WgmmaEmitter::emitEpilogue(scf::ForOp kLoop, Value consumer,
-                                Value tidX) {
+void WgmmaEmitter::emitEpilogue(scf::ForOp kLoop, Value consumer, Value tidX) {
   Value acc = kLoop.getResult(0);
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   // Persistent: the tile's last stage (the one before the loop's final
@@ -1513,8 +1511,8 @@ void WgmmaEmitter::emitEpilogue(scf::ForOp kLoop, Value consumer,
   // producer fills the ring with the next tile's loads while the epilogue
   // runs.
   if (tileStart)
-    release(advance({kLoop.getResult(1), kLoop.getResult(2)}, stages - 1)
-                .stage);
+    release(
+        advance({kLoop.getResult(1), kLoop.getResult(2)}, stages - 1).stage);
   // The epilogue runs on the accumulator registers. wgmma's fragment
   // layout (m64nNk16, f32): lane l of warp w holds rows 16w + l / 4 and
   // 16w + l / 4 + 8 of the warpgroup's 64, columns 8j + 2 (l % 4) + {0, 1}
@@ -1621,8 +1619,7 @@ Value WgmmaEmitter::flagPointer(Value block, Value consumer) {
   Value address = add(base, mul(slot, 4));
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext()),
-      arith::IndexCastOp::create(b, loc, b.getI64Type(), address)
-          .getResult());
+      arith::IndexCastOp::create(b, loc, b.getI64Type(), address).getResult());
 }
 
 Value WgmmaEmitter::partialIndex(Value block, Value consumer, int64_t quad,
@@ -1651,20 +1648,19 @@ void WgmmaEmitter::storePartial(ArrayRef<Value> elements, Value consumer,
   // drops the release of an atomicrmw). An arrival per thread serialized
   // 128 atomic adds on each flag: 1024^3 ran 23.9 us against 13.9 without
   // them (bench/results/hopper-v2, "Stream-K").
-  NVVM::BarrierOp::create(
-      b, loc, Type(),
-      arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                 addC(consumer, kConsumerBarrier + 1)),
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpgroupThreads),
-      {}, Value());
+  Value barrierId = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(), addC(consumer, kConsumerBarrier + 1));
+  Value barrierCount =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpgroupThreads);
+  NVVM::BarrierOp::create(b, loc, Type(), barrierId, barrierCount, {}, Value());
   auto ifFirst = scf::IfOp::create(b, loc, eq(tidX, 0), /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifFirst.thenBlock());
   LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "device");
-  LLVM::AtomicRMWOp::create(
-      b, loc, LLVM::AtomicBinOp::add, flagPointer(share->block, consumer),
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1),
-      LLVM::AtomicOrdering::monotonic, "device");
+  Value flag = flagPointer(share->block, consumer);
+  Value one = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+  LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, flag, one,
+                            LLVM::AtomicOrdering::monotonic, "device");
 }
 
 SmallVector<Value> WgmmaEmitter::addPartials(ArrayRef<Value> elements,
@@ -1676,9 +1672,8 @@ SmallVector<Value> WgmmaEmitter::addPartials(ArrayRef<Value> elements,
   // that starts the tile adds none.
   Value x = mul(share->tile, llvm::divideCeil(bm.k, tileK()));
   Value scaled = arith::MulIOp::create(b, loc, addC(x, 1), share->blocks);
-  Value firstOwner =
-      sub(arith::CeilDivUIOp::create(b, loc, scaled, share->sharedSteps),
-          cst(1));
+  Value owner = arith::CeilDivUIOp::create(b, loc, scaled, share->sharedSteps);
+  Value firstOwner = sub(owner, cst(1));
   Value startsTile = eq(kBegin, 0);
   Value first = select(startsTile, share->block, firstOwner);
   auto loop = scf::ForOp::create(b, loc, first, share->block, cst(1),
@@ -1700,8 +1695,8 @@ SmallVector<Value> WgmmaEmitter::addPartials(ArrayRef<Value> elements,
         b, loc, b.getI32Type(), flag, /*alignment=*/4, /*isVolatile=*/false,
         /*isNonTemporal=*/false, /*isInvariant=*/false,
         /*isInvariantGroup=*/false, LLVM::AtomicOrdering::acquire, "device");
-    Value pending = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                          seen, all);
+    Value pending =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, seen, all);
     scf::ConditionOp::create(b, loc, pending, ValueRange());
     Block *after = b.createBlock(&wait.getAfter());
     b.setInsertionPointToStart(after);
@@ -1934,8 +1929,7 @@ scf::ForOp WgmmaEmitter::emit() {
     // and consumer warpgroup, zeroed before the launch; freed after it.
     if (streamK) {
       auto alloc = [&](int64_t elements, Type type) {
-        return gpu::AllocOp::create(b, loc,
-                                    MemRefType::get({elements}, type),
+        return gpu::AllocOp::create(b, loc, MemRefType::get({elements}, type),
                                     /*asyncToken=*/Type(), ValueRange(),
                                     ValueRange(), ValueRange())
             .getMemref();
@@ -1947,8 +1941,7 @@ scf::ForOp WgmmaEmitter::emit() {
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
       b.setInsertionPointAfter(bm.launch);
       for (Value ws : {partials, flags})
-        gpu::DeallocOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(),
-                               ws);
+        gpu::DeallocOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(), ws);
     }
   }
   // The consumers' wgmma descriptors take only a tensor map's type (for
@@ -2092,10 +2085,9 @@ scf::ForOp WgmmaEmitter::emit() {
       auto produce = [&] {
         if (multicasts())
           findSharedOperands(m0, n0);
-        return emitProducer(m0, n0, tidX,
-                            l.producers == 1
-                                ? cst(0)
-                                : sub(warpgroup, cst(l.consumers)));
+        return emitProducer(
+            m0, n0, tidX,
+            l.producers == 1 ? cst(0) : sub(warpgroup, cst(l.consumers)));
       };
       if (persistentTiles)
         emitTileLoop(produce);
@@ -2143,28 +2135,32 @@ void WgmmaEmitter::emitTileLoop(function_ref<RingPosition()> body) {
   // Stream-K: when the tiles do not fill whole waves of the blocks, the
   // last partial wave's tiles are shared out along K (where they fill less
   // than half a wave, with one whole wave more if there is one: with more
-  // tiles than blocks, each tile is then shared by at most three blocks): block g takes their K steps [g * I / G,
-  // (g + 1) * I / G) (I steps, G blocks), a share at a time from its last
-  // one (each block's last share is the only one that may end inside a
-  // tile: it leaves a partial tile, before anything else, which the
-  // block holding the tile's end adds when it gets there, as the last of
-  // its shares; a block waits only for blocks launched before it). Then
-  // each block takes whole tiles of the remaining waves.
+  // tiles than blocks, each tile is then shared by at most three blocks): block
+  // g takes their K steps [g * I / G, (g + 1) * I / G) (I steps, G blocks), a
+  // share at a time from its last one (each block's last share is the only one
+  // that may end inside a tile: it leaves a partial tile, before anything else,
+  // which the block holding the tile's end adds when it gets there, as the last
+  // of its shares; a block waits only for blocks launched before it). Then each
+  // block takes whole tiles of the remaining waves.
   Value skTiles, sharedSteps, t0, t1, sBegin, sEnd, shares;
   if (streamK) {
     Value leftover = arith::RemUIOp::create(b, loc, tiles, count);
     // (Every block takes at least one K step: the launch has at most a
     // block per K step of the tiles.)
-    Value halfWave = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                              add(leftover, leftover), count),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                              mul(leftover, steps), count));
-    Value withWave = arith::MinUIOp::create(b, loc, add(count, leftover),
-                                            tiles);
-    skTiles = select(eq(leftover, 0), cst(0),
-                     select(halfWave, leftover, withWave));
+    // (Values created one after the other: the order in which a call's
+    // arguments are evaluated is the C++ compiler's choice.)
+    Value twice = add(leftover, leftover);
+    Value halfFull =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, twice, count);
+    Value leftSteps = mul(leftover, steps);
+    Value everyBlock = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                             leftSteps, count);
+    Value halfWave = arith::AndIOp::create(b, loc, halfFull, everyBlock);
+    Value withWave =
+        arith::MinUIOp::create(b, loc, add(count, leftover), tiles);
+    Value some = select(halfWave, leftover, withWave);
+    Value none = eq(leftover, 0);
+    skTiles = select(none, cst(0), some);
     sharedSteps = mul(skTiles, steps);
     sBegin = arith::DivUIOp::create(
         b, loc, arith::MulIOp::create(b, loc, block, sharedSteps), count);
@@ -2173,17 +2169,19 @@ void WgmmaEmitter::emitTileLoop(function_ref<RingPosition()> body) {
         count);
     t0 = div(sBegin, steps);
     t1 = div(sub(sEnd, cst(1)), steps);
-    shares = select(eq(sharedSteps, 0), cst(0), addC(sub(t1, t0), 1));
+    Value span = addC(sub(t1, t0), 1);
+    Value noShares = eq(sharedSteps, 0);
+    shares = select(noShares, cst(0), span);
     Value waves = arith::DivUIOp::create(b, loc, sub(tiles, skTiles), count);
     lower = cst(0);
     upper = add(shares, waves);
     step = cst(1);
   }
-  auto loop = scf::ForOp::create(b, loc, lower, upper, step,
-                                 ValueRange{cst(0), phase});
-  loop->setAttr(kPersistentTilesAttr,
-                b.getI64IntegerAttr(streamK ? streamBlocks()
-                                            : persistentTiles));
+  auto loop =
+      scf::ForOp::create(b, loc, lower, upper, step, ValueRange{cst(0), phase});
+  loop->setAttr(
+      kPersistentTilesAttr,
+      b.getI64IntegerAttr(streamK ? streamBlocks() : persistentTiles));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value tile = loop.getInductionVar();
@@ -2192,9 +2190,9 @@ void WgmmaEmitter::emitTileLoop(function_ref<RingPosition()> body) {
     Value u = loop.getInductionVar();
     Value isShare = ult(u, shares);
     Value shareTile = sub(t1, u);
-    Value waveTile =
-        add(add(skTiles, block),
-            arith::MulIOp::create(b, loc, sub(u, shares), count));
+    Value waveBase = add(skTiles, block);
+    Value wave = arith::MulIOp::create(b, loc, sub(u, shares), count);
+    Value waveTile = add(waveBase, wave);
     tile = select(isShare, shareTile, waveTile);
     Value zero = cst(0), whole = cst(steps);
     Value first = arith::AndIOp::create(
@@ -2208,8 +2206,8 @@ void WgmmaEmitter::emitTileLoop(function_ref<RingPosition()> body) {
     kSteps = sub(kEnd, kBegin);
     share = StreamShare{block, count, sharedSteps, tile, kEnd};
   }
-  tileStart = RingPosition{loop.getRegionIterArgs()[0],
-                           loop.getRegionIterArgs()[1]};
+  tileStart =
+      RingPosition{loop.getRegionIterArgs()[0], loop.getRegionIterArgs()[1]};
   RingPosition end = body();
   scf::YieldOp::create(b, loc, ValueRange{end.stage, end.phase});
   tileStart.reset();
@@ -2346,10 +2344,10 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       if (bm.launch.hasClusterSize())
         return refuseClusters(persistentKnob);
       if (persistent == 2 && cluster != 1)
-        return fail("persistent = 2 (stream-K) with cluster = " +
-                    Twine(cluster) +
-                    ": stream-K blocks share K steps, not operand tiles "
-                    "(use one of them)");
+        return fail(
+            "persistent = 2 (stream-K) with cluster = " + Twine(cluster) +
+            ": stream-K blocks share K steps, not operand tiles "
+            "(use one of them)");
       gpu::KernelDim3 sizes = bm.launch.getGridSizeOperandValues();
       int64_t tiles = 1;
       for (auto [d, size] :
@@ -2374,11 +2372,11 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
             replaced.insert(user);
       }
       if (Operation *op = findUnrecomputable(bm.launch, replaced)) {
-        DiagnosedSilenceableFailure diag = fail(
-            persistentKnob +
-            " needs the block's other computations that depend on its "
-            "index to be free of side effects, so that each tile "
-            "recomputes them");
+        DiagnosedSilenceableFailure diag =
+            fail(persistentKnob +
+                 " needs the block's other computations that depend on its "
+                 "index to be free of side effects, so that each tile "
+                 "recomputes them");
         diag.attachNote(op->getLoc()) << "this one is not";
         return diag;
       }
@@ -2663,11 +2661,10 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
                          /*streamK=*/persistent == 2, clusterDim);
     loops.push_back(emitter.emit());
     eraseBlockMatmul(rewriter, bm);
-    if (persistent &&
-        failed(makePersistent(
-            rewriter, bm.launch, emitter.tileLoops, emitter.tileIndices,
-            indexValues, grid,
-            persistent == 2 ? emitter.streamBlocks() : tiles)))
+    if (persistent && failed(makePersistent(
+                          rewriter, bm.launch, emitter.tileLoops,
+                          emitter.tileIndices, indexValues, grid,
+                          persistent == 2 ? emitter.streamBlocks() : tiles)))
       return emitDefiniteFailure() << "the persistent rewrite failed";
     if (clusterDim) {
       if (failed(resolvePartners(rewriter, bm.launch, *clusterDim,

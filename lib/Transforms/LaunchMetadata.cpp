@@ -658,8 +658,8 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
     // memset may use it.
     for (Operation *op = memset->getPrevNode(); op; op = op->getPrevNode())
       if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
-          launch && llvm::is_contained(launch.getKernelOperands(),
-                                       memset.getDst()))
+          launch &&
+          llvm::is_contained(launch.getKernelOperands(), memset.getDst()))
         return memset.emitError()
                << "a workspace is zeroed before the launches that use it";
     spec.workspaces[it->second].zeroed = true;

@@ -62,10 +62,10 @@
 // (g + 1) * I / G) (I = 9 per tile).
 // CHECK:           %[[G:[a-z0-9_]+]] = gpu.grid_dim  x
 // CHECK:           %[[LEFT:[a-z0-9_]+]] = arith.remui %c6, %[[G]]
-// CHECK:           %[[LSTEPS:[a-z0-9_]+]] = arith.muli %[[LEFT]], %c9
-// CHECK-NEXT:      %[[EACH:[a-z0-9_]+]] = arith.cmpi uge, %[[LSTEPS]], %[[G]]
 // CHECK-NEXT:      %[[L2:[a-z0-9_]+]] = arith.addi %[[LEFT]], %[[LEFT]]
 // CHECK-NEXT:      %[[HALF:[a-z0-9_]+]] = arith.cmpi uge, %[[L2]], %[[G]]
+// CHECK:           %[[LSTEPS:[a-z0-9_]+]] = arith.muli %[[LEFT]], %c9
+// CHECK-NEXT:      %[[EACH:[a-z0-9_]+]] = arith.cmpi uge, %[[LSTEPS]], %[[G]]
 // CHECK-NEXT:      %[[ENOUGH:[a-z0-9_]+]] = arith.andi %[[HALF]], %[[EACH]]
 // CHECK-NEXT:      %[[MORE:[a-z0-9_]+]] = arith.addi %[[G]], %[[LEFT]]
 // CHECK-NEXT:      %[[MOREALL:[a-z0-9_]+]] = arith.minui %[[MORE]], %c6
