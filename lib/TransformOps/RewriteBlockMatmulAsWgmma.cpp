@@ -50,6 +50,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace tessel;
 using namespace tessel::wgmma;
@@ -83,6 +85,10 @@ static constexpr int64_t kMaxStreamKBlocks = 256;
 /// Stream-K: what a consumer warpgroup's partial flag reaches once its
 /// threads stored their parts (one arrival, by its first thread).
 static constexpr int64_t kPartialArrivals = 1;
+/// Stream-K: elements between a thread's consecutive quads of its partial
+/// tile (a quad of each of the warpgroup's threads lies between: 16-byte
+/// stores and loads coalesce).
+static constexpr int64_t kPartialQuadStride = 4 * wgmma::kWarpgroupThreads;
 
 /// Staging slots at most for the producer's asynchronous granule copies.
 static constexpr int64_t kMaxStagingSlots = 4;
@@ -211,8 +217,7 @@ public:
   /// Stream-K: the blocks the launch has at most (one per K step of the
   /// tiles, up to kMaxStreamKBlocks).
   int64_t streamBlocks() const {
-    return std::min<int64_t>(
-        kMaxStreamKBlocks, persistentTiles * llvm::divideCeil(bm.k, stepK(bm)));
+    return std::min<int64_t>(kMaxStreamKBlocks, persistentTiles * tileSteps());
   }
 
   /// Bytes of one staging slot: both granules of each 16-byte chunk of the
@@ -242,6 +247,8 @@ private:
   };
   /// Elements of one K step.
   int64_t tileK() const { return stepK(bm); }
+  /// K steps of one tile.
+  int64_t tileSteps() const { return llvm::divideCeil(bm.k, tileK()); }
   /// 3xTF32: the producer warpgroup splits the f32 tiles into high and low
   /// TF32 parts, and the consumers wait for that ("ready").
   bool splitsF32() const { return l.parts == 2; }
@@ -383,23 +390,23 @@ private:
   RingPosition positionOf(Value kt) {
     if (std::optional<int64_t> c = getConstantIntValue(kt))
       return positionOf(*c);
-    Value step = tileStart ? add(kt, tileStart->stage) : kt;
-    Value phase = parity(div(step, stages));
-    return {
-        rem(step, stages),
-        tileStart
-            ? arith::XOrIOp::create(b, loc, phase, tileStart->phase).getResult()
-            : phase};
+    return stepPosition(tileStart ? add(kt, tileStart->stage) : kt);
   }
   RingPosition positionOf(int64_t kt) {
     if (!tileStart)
       return {cst(kt % stages), parity(cst(kt / stages))};
     if (kt == 0)
       return *tileStart;
-    Value step = addC(tileStart->stage, kt);
+    return stepPosition(addC(tileStart->stage, kt));
+  }
+  /// The position of ring step `step` counted from stage 0 of the round of
+  /// tileStart (or of the ring's first round).
+  RingPosition stepPosition(Value step) {
     Value phase = parity(div(step, stages));
-    return {rem(step, stages),
-            arith::XOrIOp::create(b, loc, phase, tileStart->phase)};
+    Value stage = rem(step, stages);
+    if (tileStart)
+      phase = arith::XOrIOp::create(b, loc, phase, tileStart->phase);
+    return {stage, phase};
   }
   /// Where a producer's K step `kt` goes in the ring.
   struct StepBuffers {
@@ -460,12 +467,22 @@ private:
   /// Applies the epilogue to the accumulator of warpgroup `consumer`
   /// (thread `tidX` of it) and stores the tile.
   void emitEpilogue(scf::ForOp kLoop, Value consumer, Value tidX);
+  /// A barrier of consumer warpgroup `consumer`'s 128 threads alone (named
+  /// barrier 2 + consumer): emits its id and count, and returns what emits
+  /// the barrier.
+  std::function<void()> warpgroupBarrier(Value consumer);
+  /// Stream-K: the slot of `block`'s consumer warpgroup `consumer` among
+  /// the flags and the partial tiles' warpgroup parts.
+  Value streamSlot(Value block, Value consumer) {
+    return add(mul(block, l.consumers), consumer);
+  }
   /// Stream-K: the address of the flag of `block`'s consumer warpgroup
   /// `consumer` (a generic pointer).
   Value flagPointer(Value block, Value consumer);
-  /// Stream-K: the index in `partials` of this thread's 4 accumulator
-  /// elements from element 4 * `quad` of `block`'s partial tile.
-  Value partialIndex(Value block, Value consumer, int64_t quad, Value tidX);
+  /// Stream-K: the index in `partials` of this thread's first 4
+  /// accumulator elements in `block`'s partial tile; those from element
+  /// 4 * q lie kPartialQuadStride further.
+  Value partialBase(Value block, Value consumer, Value tidX);
   /// Stream-K: stores this thread's accumulator `elements` as the block's
   /// partial tile and raises its warpgroup's flag.
   void storePartial(ArrayRef<Value> elements, Value consumer, Value tidX);
@@ -1524,7 +1541,7 @@ void WgmmaEmitter::emitEpilogue(scf::ForOp kLoop, Value consumer, Value tidX) {
   // the one that ends the tile adds the others' before the epilogue.
   OpBuilder::InsertionGuard streamGuard(b);
   if (share) {
-    Value partial = ult(share->kEnd, cst(llvm::divideCeil(bm.k, tileK())));
+    Value partial = ult(share->kEnd, cst(tileSteps()));
     auto ifPartial = scf::IfOp::create(b, loc, partial, /*withElse=*/true);
     b.setInsertionPointToStart(ifPartial.thenBlock());
     storePartial(elements, consumer, tidX);
@@ -1613,33 +1630,42 @@ void WgmmaEmitter::emitEpilogue(scf::ForOp kLoop, Value consumer, Value tidX) {
                });
 }
 
+std::function<void()> WgmmaEmitter::warpgroupBarrier(Value consumer) {
+  Value id = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                        addC(consumer, kConsumerBarrier + 1));
+  Value count =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpgroupThreads);
+  return [this, id, count] {
+    NVVM::BarrierOp::create(b, loc, Type(), id, count, {}, Value());
+  };
+}
+
 Value WgmmaEmitter::flagPointer(Value block, Value consumer) {
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, flags);
-  Value slot = add(mul(block, l.consumers), consumer);
+  Value slot = streamSlot(block, consumer);
   Value address = add(base, mul(slot, 4));
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext()),
       arith::IndexCastOp::create(b, loc, b.getI64Type(), address).getResult());
 }
 
-Value WgmmaEmitter::partialIndex(Value block, Value consumer, int64_t quad,
-                                 Value tidX) {
-  // Quad q of every thread of a warpgroup lies together (16-byte stores
-  // and loads coalesce): [block][consumer][quad][thread][4].
-  int64_t quads = bm.n / 8;
-  Value slot = add(mul(block, l.consumers), consumer);
-  Value row = addC(mul(slot, quads), quad);
-  return mul(add(mul(row, kWarpgroupThreads), tidX), 4);
+Value WgmmaEmitter::partialBase(Value block, Value consumer, Value tidX) {
+  // [block][consumer][quad][thread][4]: a warpgroup part holds bm.n / 8
+  // quads of each thread.
+  Value slot = streamSlot(block, consumer);
+  Value quads = mul(slot, bm.n / 8 * kPartialQuadStride);
+  return add(quads, mul(tidX, 4));
 }
 
 void WgmmaEmitter::storePartial(ArrayRef<Value> elements, Value consumer,
                                 Value tidX) {
   auto quadType = VectorType::get({4}, b.getF32Type());
+  Value base = partialBase(share->block, consumer, tidX);
   for (int64_t q = 0; q < bm.n / 8; ++q) {
     Value quad = vector::FromElementsOp::create(b, loc, quadType,
                                                 elements.slice(4 * q, 4));
     vector::StoreOp::create(b, loc, quad, partials,
-                            partialIndex(share->block, consumer, q, tidX));
+                            addC(base, q * kPartialQuadStride));
   }
   // The warpgroup's stores (its named barrier, 2 + consumer, as the
   // persistent epilogue's), then one arrival at device scope by its first
@@ -1648,11 +1674,7 @@ void WgmmaEmitter::storePartial(ArrayRef<Value> elements, Value consumer,
   // drops the release of an atomicrmw). An arrival per thread serialized
   // 128 atomic adds on each flag: 1024^3 ran 23.9 us against 13.9 without
   // them (bench/results/hopper-v2, "Stream-K").
-  Value barrierId = arith::IndexCastOp::create(
-      b, loc, b.getI32Type(), addC(consumer, kConsumerBarrier + 1));
-  Value barrierCount =
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpgroupThreads);
-  NVVM::BarrierOp::create(b, loc, Type(), barrierId, barrierCount, {}, Value());
+  warpgroupBarrier(consumer)();
   auto ifFirst = scf::IfOp::create(b, loc, eq(tidX, 0), /*withElse=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifFirst.thenBlock());
@@ -1670,7 +1692,7 @@ SmallVector<Value> WgmmaEmitter::addPartials(ArrayRef<Value> elements,
   // the block j with floor(j * I / G) <= x < floor((j + 1) * I / G)
   // (I steps shared by G blocks), j = ceil((x + 1) * G / I) - 1. A share
   // that starts the tile adds none.
-  Value x = mul(share->tile, llvm::divideCeil(bm.k, tileK()));
+  Value x = mul(share->tile, tileSteps());
   Value scaled = arith::MulIOp::create(b, loc, addC(x, 1), share->blocks);
   Value owner = arith::CeilDivUIOp::create(b, loc, scaled, share->sharedSteps);
   Value firstOwner = sub(owner, cst(1));
@@ -1704,9 +1726,10 @@ SmallVector<Value> WgmmaEmitter::addPartials(ArrayRef<Value> elements,
   }
   auto quadType = VectorType::get({4}, b.getF32Type());
   SmallVector<Value> sums;
+  Value base = partialBase(j, consumer, tidX);
   for (int64_t q = 0; q < bm.n / 8; ++q) {
     Value quad = vector::LoadOp::create(b, loc, quadType, partials,
-                                        partialIndex(j, consumer, q, tidX));
+                                        addC(base, q * kPartialQuadStride));
     for (int64_t e = 0; e < 4; ++e) {
       Value part = vector::ExtractOp::create(b, loc, quad, e);
       sums.push_back(arith::AddFOp::create(
@@ -1767,14 +1790,7 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
   Value buffer =
       view(add(offset, mul(consumer, l.subtileBytes)),
            sharedType({bufferRows, bufferCols + kStagePad}, bm.outType));
-  Value barrierId = arith::IndexCastOp::create(
-      b, loc, b.getI32Type(), addC(consumer, kConsumerBarrier + 1));
-  Value barrierCount =
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarpgroupThreads);
-  auto warpgroupBarrier = [&] {
-    NVVM::BarrierOp::create(b, loc, Type(), barrierId, barrierCount, {},
-                            Value());
-  };
+  std::function<void()> barrier = warpgroupBarrier(consumer);
   int64_t elems = alignedChunk(cast<MemRefType>(bm.out.getType()),
                                128 / bm.outType.getIntOrFloatBitWidth());
   auto vecType = VectorType::get({elems}, bm.outType);
@@ -1790,7 +1806,7 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
     for (const Pair &p : pairs.slice(2 * q * subCols / 8, 2 * width / 8))
       storeStaged(p.value, buffer, sub(p.row, rowOrigin),
                   addC(p.col, -q * subCols));
-    warpgroupBarrier();
+    barrier();
     // The subtile in the output: the warpgroup's 64 rows from rowOrigin
     // and `width` columns from colOrigin, with what the output has past
     // each origin; swapped, the same region transposed.
@@ -1812,7 +1828,7 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
                               ValueRange{add(outRow, row), add(outCol, col)},
                               valid);
                  });
-    warpgroupBarrier();
+    barrier();
   }
 }
 
@@ -2130,7 +2146,7 @@ void WgmmaEmitter::emitTileLoop(function_ref<RingPosition()> body) {
   Value count = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   Value tiles = cst(persistentTiles);
   Value phase = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
-  int64_t steps = llvm::divideCeil(bm.k, tileK());
+  int64_t steps = tileSteps();
   Value lower = block, upper = tiles, step = count;
   // Stream-K: when the tiles do not fill whole waves of the blocks, the
   // last partial wave's tiles are shared out along K (where they fill less
