@@ -105,6 +105,8 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
                      {"shape", Array(buffer.shape)}};
     if (buffer.zeroed)
       workspace["zeroed"] = true;
+    if (buffer.leftZeroed)
+      workspace["left_zeroed"] = true;
     workspaces.push_back(std::move(workspace));
   }
   Object result{
@@ -272,7 +274,7 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     if (!byteSize(buffer, 16))
       return error("argument #" + llvm::Twine(i) +
                    " has more bytes than a 64-bit size holds");
-    if (buffer.zeroed)
+    if (buffer.zeroed || buffer.leftZeroed)
       return error("argument #" + llvm::Twine(i) +
                    " is marked zeroed; only workspaces are zeroed by the "
                    "runtime");
@@ -291,6 +293,10 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
     if (buffer.zeroed && buffer.elementBytes() != 4)
       return error("workspace #" + llvm::Twine(i) +
                    " is zeroed but its elements are not 32-bit");
+    if (buffer.leftZeroed && !buffer.zeroed)
+      return error("workspace #" + llvm::Twine(i) +
+                   " is left_zeroed but not zeroed: the runtime keeps only "
+                   "what it zeroed first");
   }
   for (unsigned r : spec.results)
     if (r >= spec.arguments.size())

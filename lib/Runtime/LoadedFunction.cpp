@@ -227,13 +227,85 @@ LoadedFunction::load(cuda::Driver &driver, const HostFunctionSpec &spec,
 
 LoadedFunction::LoadedFunction(LoadedFunction &&other)
     : driver(other.driver), functionSpec(std::move(other.functionSpec)),
-      kernels(std::move(other.kernels)), modules(std::move(other.modules)) {
+      kernels(std::move(other.kernels)), modules(std::move(other.modules)),
+      kept(std::move(other.kept)) {
   other.modules.clear();
 }
 
 LoadedFunction::~LoadedFunction() {
+  if (kept)
+    for (auto [stream, base] : kept->perStream)
+      driver->free(base); // Waits for the launches that use it.
   for (cuda::Module module : modules)
     driver->unloadModule(module);
+}
+
+namespace {
+/// Where each workspace lies in its allocation: the kept ones (left
+/// zeroed) share one, the others another, each at a 256-byte boundary.
+struct WorkspaceLayout {
+  std::vector<size_t> offsets;
+  size_t keptBytes = 0, perCallBytes = 0;
+
+  explicit WorkspaceLayout(const HostFunctionSpec &spec) {
+    for (const BufferSpec &workspace : spec.workspaces) {
+      size_t &total = workspace.leftZeroed ? keptBytes : perCallBytes;
+      offsets.push_back(total);
+      total += llvm::alignTo(workspace.numElements() * workspace.elementBytes(),
+                             256);
+    }
+  }
+};
+} // namespace
+
+llvm::Expected<cuda::DevicePtr>
+LoadedFunction::keptWorkspaces(cuda::Stream stream) const {
+  size_t bytes = WorkspaceLayout(functionSpec).keptBytes;
+  if (bytes == 0)
+    return 0;
+  std::lock_guard<std::mutex> lock(kept->mutex);
+  for (auto [keptStream, base] : kept->perStream)
+    if (keptStream == stream)
+      return base;
+  llvm::Expected<cuda::DevicePtr> base = driver->allocate(bytes);
+  if (!base)
+    return base.takeError();
+  // Zeroed in stream order, before the launches of the call that made it.
+  if (llvm::Error e = driver->fill32Async(*base, 0, bytes / 4, stream)) {
+    driver->free(*base);
+    return std::move(e);
+  }
+  kept->perStream.push_back({stream, *base});
+  return *base;
+}
+
+llvm::Error LoadedFunction::checkLeftZeroed(cuda::Stream stream) const {
+  WorkspaceLayout layout(functionSpec);
+  if (layout.keptBytes == 0)
+    return llvm::Error::success();
+  llvm::Expected<cuda::DevicePtr> base = keptWorkspaces(stream);
+  if (!base)
+    return base.takeError();
+  if (llvm::Error e = driver->synchronize())
+    return e;
+  for (auto [i, workspace] : llvm::enumerate(functionSpec.workspaces)) {
+    if (!workspace.leftZeroed)
+      continue;
+    // 32-bit words (validate: a zeroed workspace's elements are).
+    std::vector<uint32_t> words(workspace.numElements());
+    if (llvm::Error e =
+            driver->copyToHost(words.data(), *base + layout.offsets[i],
+                               words.size() * sizeof(uint32_t)))
+      return e;
+    size_t nonzero = llvm::count_if(words, [](uint32_t w) { return w != 0; });
+    if (nonzero)
+      return fail(llvm::formatv(
+          "the launches of '{0}' left {1} of the {2} words of workspace #{3} "
+          "nonzero; launch.json says they leave it zeroed (left_zeroed), so "
+          "the next call would read them",
+          functionSpec.name, nonzero, words.size(), i));
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
@@ -261,38 +333,40 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
             launch.kernel));
     }
   }
-  // The function's buffers: its arguments, then its workspaces. The
-  // workspaces share one allocation, each at a 256-byte boundary, made and
-  // freed in stream order around the launches: every allocation and free
-  // is a driver call on the path of each call.
+  // The function's buffers: its arguments, then its workspaces. Those the
+  // launches leave zero are the stream's kept ones; the others share one
+  // allocation, made and freed in stream order around the launches: every
+  // allocation and free is a driver call on the path of each call.
   std::vector<cuda::DevicePtr> addresses(buffers.begin(), buffers.end());
+  WorkspaceLayout layout(functionSpec);
+  llvm::Expected<cuda::DevicePtr> keptBase = keptWorkspaces(stream);
+  if (!keptBase)
+    return keptBase.takeError();
   cuda::DevicePtr workspaceBase = 0;
   llvm::scope_exit freeWorkspaces([&] {
     if (workspaceBase)
       driver->freeAsync(workspaceBase, stream);
   });
-  if (!functionSpec.workspaces.empty()) {
-    std::vector<size_t> offsets;
-    size_t total = 0;
-    for (const BufferSpec &workspace : functionSpec.workspaces) {
-      offsets.push_back(total);
-      total += llvm::alignTo(workspace.numElements() * workspace.elementBytes(),
-                             256);
-    }
-    llvm::Expected<cuda::DevicePtr> base = driver->allocateAsync(total, stream);
+  if (layout.perCallBytes > 0) {
+    llvm::Expected<cuda::DevicePtr> base =
+        driver->allocateAsync(layout.perCallBytes, stream);
     if (!base)
       return base.takeError();
     workspaceBase = *base;
-    for (auto [offset, workspace] :
-         llvm::zip_equal(offsets, functionSpec.workspaces)) {
-      addresses.push_back(workspaceBase + offset);
-      // Stream-K's flags start at zero in every call (the pool's memory
-      // holds whatever its previous user left).
-      if (workspace.zeroed)
-        if (llvm::Error e = driver->fill32Async(
-                workspaceBase + offset, 0, workspace.numElements(), stream))
-          return std::move(e);
+  }
+  for (auto [offset, workspace] :
+       llvm::zip_equal(layout.offsets, functionSpec.workspaces)) {
+    if (workspace.leftZeroed) {
+      addresses.push_back(*keptBase + offset);
+      continue;
     }
+    addresses.push_back(workspaceBase + offset);
+    // Zeroed in every call: the pool's memory holds whatever its previous
+    // user left.
+    if (workspace.zeroed)
+      if (llvm::Error e = driver->fill32Async(workspaceBase + offset, 0,
+                                              workspace.numElements(), stream))
+        return std::move(e);
   }
   // Every kernel's parameters (tensor maps encoded) before the first
   // launch, so that the launches follow each other closely.

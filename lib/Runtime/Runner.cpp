@@ -608,6 +608,9 @@ llvm::Expected<RunResult> tessel::runHostFunction(cuda::Driver &driver,
     return std::move(e);
   if (llvm::Error e = driver.synchronize())
     return std::move(e);
+  // The timed calls find the kept workspaces as this one left them.
+  if (llvm::Error e = function->checkLeftZeroed())
+    return std::move(e);
 
   result.reference = prepared.referenceKind;
   if (prepared.reference) {

@@ -567,7 +567,8 @@ bool tessel::fromJSON(const Value &value, BufferSpec &spec,
                       llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("element_type", spec.elementType) &&
-         o.map("shape", spec.shape) && o.mapOptional("zeroed", spec.zeroed);
+         o.map("shape", spec.shape) && o.mapOptional("zeroed", spec.zeroed) &&
+         o.mapOptional("left_zeroed", spec.leftZeroed);
 }
 
 bool tessel::fromJSON(const Value &value, WorkloadSpec &w,

@@ -37,6 +37,7 @@
 #include "BlockMatmul.h"
 #include "LaunchRewrites.h"
 #include "tessel/TransformOps/WgmmaLayout.h"
+#include "tessel/Transforms/LaunchMetadata.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -491,6 +492,9 @@ private:
   /// flagged; returns the sums.
   SmallVector<Value> addPartials(ArrayRef<Value> elements, Value consumer,
                                  Value tidX);
+  /// Stream-K: the body of `loop` over those blocks: waits for block j's
+  /// flag, then adds its partial tile to the carried elements.
+  void addPartialsOf(scf::ForOp loop, Value consumer, Value tidX);
   /// A pair of adjacent f32 columns of the tile at (row, col), with the
   /// epilogue applied and converted to the output type.
   struct Pair {
@@ -1700,6 +1704,28 @@ SmallVector<Value> WgmmaEmitter::addPartials(ArrayRef<Value> elements,
   Value first = select(startsTile, share->block, firstOwner);
   auto loop = scf::ForOp::create(b, loc, first, share->block, cst(1),
                                  ValueRange(elements));
+  addPartialsOf(loop, consumer, tidX);
+  // The flags read, cleared: the next call on the stream finds them zero
+  // without a memset (launch.json's "left_zeroed"). Each has this one
+  // reader; its first thread clears them once every thread has seen them
+  // (the warpgroup's barrier: a thread still waiting would wait forever).
+  auto ifRead = scf::IfOp::create(b, loc, ult(first, share->block),
+                                  /*withElse=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifRead.thenBlock());
+  warpgroupBarrier(consumer)();
+  auto ifFirst = scf::IfOp::create(b, loc, eq(tidX, 0), /*withElse=*/false);
+  b.setInsertionPointToStart(ifFirst.thenBlock());
+  auto clear = scf::ForOp::create(b, loc, first, share->block, cst(1));
+  b.setInsertionPointToStart(clear.getBody());
+  Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+  LLVM::StoreOp::create(b, loc, zero,
+                        flagPointer(clear.getInductionVar(), consumer),
+                        /*alignment=*/4);
+  return llvm::to_vector_of<Value>(loop.getResults());
+}
+
+void WgmmaEmitter::addPartialsOf(scf::ForOp loop, Value consumer, Value tidX) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value j = loop.getInductionVar();
@@ -1737,7 +1763,6 @@ SmallVector<Value> WgmmaEmitter::addPartials(ArrayRef<Value> elements,
     }
   }
   scf::YieldOp::create(b, loc, sums);
-  return llvm::to_vector_of<Value>(loop.getResults());
 }
 
 Value WgmmaEmitter::epilogueAt(Value pair, Value row, Value col) {
@@ -1952,9 +1977,11 @@ scf::ForOp WgmmaEmitter::emit() {
       };
       partials = alloc(streamBlocks() * bm.m * bm.n, b.getF32Type());
       flags = alloc(streamBlocks() * l.consumers, b.getI32Type());
-      gpu::MemsetOp::create(
-          b, loc, /*asyncToken=*/Type(), ValueRange(), flags,
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+      Value zero = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+      auto memset = gpu::MemsetOp::create(b, loc, /*asyncToken=*/Type(),
+                                          ValueRange(), flags, zero);
+      // The finishers clear the flags they read (addPartials).
+      memset->setAttr(kLeftZeroedAttrName, b.getUnitAttr());
       b.setInsertionPointAfter(bm.launch);
       for (Value ws : {partials, flags})
         gpu::DeallocOp::create(b, loc, /*asyncToken=*/Type(), ValueRange(), ws);

@@ -641,7 +641,8 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
   if (allocs.wasInterrupted())
     return failure();
   // A workspace set to zero before the launches (stream-K's flags): the
-  // runtime zeroes it at each call. No other memset runs on the host.
+  // runtime zeroes it at each call, or once where the launches leave it
+  // zero (kLeftZeroedAttrName). No other memset runs on the host.
   WalkResult memsets = func.walk([&](gpu::MemsetOp memset) -> WalkResult {
     auto it = workspaces.find(memset.getDst());
     Attribute value;
@@ -663,6 +664,8 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
         return memset.emitError()
                << "a workspace is zeroed before the launches that use it";
     spec.workspaces[it->second].zeroed = true;
+    spec.workspaces[it->second].leftZeroed =
+        memset->hasAttr(kLeftZeroedAttrName);
     return WalkResult::advance();
   });
   if (memsets.wasInterrupted())

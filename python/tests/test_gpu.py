@@ -111,6 +111,31 @@ def test_out_and_current_stream():
     torch.testing.assert_close(out, torch.relu(a @ b), rtol=1e-3, atol=1e-2)
 
 
+def test_stream_k_flags_left_zero_for_each_stream():
+    # Stream-K (persistent = 2) keeps its flags across calls, per stream:
+    # each call's finishers clear the flags they read, so the next call
+    # there needs no memset. Every tile of 1000x1096x1032 is shared (72
+    # tiles of 128x128 on 132 SMs); successive calls on two streams, each
+    # on new inputs, must all be exact.
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("stream-K is a wgmma (sm_90a) kernel")
+    knobs = {"tile_m": 128, "tile_n": 128, "stages": 4, "group_m": 8,
+             "persistent": 2, "split_k": 1, "cluster": 1}
+    side = torch.cuda.Stream()
+    g = torch.Generator(device="cuda").manual_seed(3)
+    for i in range(6):
+        a = torch.randint(-3, 4, (1000, 1032), device="cuda",
+                          generator=g).half()
+        b = torch.randint(-3, 4, (1032, 1096), device="cuda",
+                          generator=g).half()
+        stream = side if i % 2 else torch.cuda.current_stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            c = tessel.matmul_relu(a, b, knobs=knobs)
+        torch.cuda.current_stream().wait_stream(stream)
+        torch.testing.assert_close(c, torch.relu(a @ b), rtol=0, atol=0)
+
+
 def test_kernel_reports_its_knobs():
     k = tessel.get_kernel(1024, 1024, 1024, "f16")
     assert k.compiled.source.startswith(("tuned: ", "defaults"))

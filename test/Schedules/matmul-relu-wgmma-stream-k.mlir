@@ -7,8 +7,11 @@
 // then its first thread's release fence and atomic add); the block whose
 // share ends the tile waits for the flags of the blocks before it that
 // hold the tile's earlier K steps (an acquire load), adds their partials
-// and runs the epilogue. The runtime zeroes the flags
-// before each launch (the workspace's gpu.memset, "zeroed" in launch.json).
+// and runs the epilogue, then clears the flags it read. So the flags are
+// zero after every launch: the runtime zeroes them once, when it allocates
+// them for a stream, and keeps them for the next call there (the
+// workspace's gpu.memset {tessel.left_zeroed}, "zeroed" and "left_zeroed"
+// in launch.json).
 
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,persistent=2" \
 // RUN:   | FileCheck %s
@@ -18,7 +21,7 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t/matmul_relu.launch.json
 
 // B's rows not 16-byte aligned (N = 300): copied by a launch before the
-// stream-K kernel's; the runtime zeroes the flags before both.
+// stream-K kernel's; the flags are kept and zeroed as without it.
 // RUN: rm -rf %t.copy && sed 's/312/300/g' %s | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=128,stages=4,group_m=8,persistent=2" \
 // RUN:   --tessel-lower-to-ptx --tessel-export-kernels=dir=%t.copy -o /dev/null
 // RUN: FileCheck %s --check-prefix=COPY < %t.copy/matmul_relu.launch.json
@@ -32,7 +35,9 @@
 // COPY:          520,
 // COPY-NEXT:     320
 // COPY:          884736
-// COPY:          108
+// COPY:        "left_zeroed": true,
+// COPY-NEXT:   "shape": [
+// COPY-NEXT:     108
 // COPY-NEXT:   ],
 // COPY-NEXT:   "zeroed": true
 
@@ -52,7 +57,7 @@
 // CHECK:         %[[PARTIALS:[a-z0-9_]+]] = gpu.alloc {{ *}}() : memref<884736xf32>
 // CHECK-NEXT:    %[[FLAGS:[a-z0-9_]+]] = gpu.alloc {{ *}}() : memref<108xi32>
 // CHECK-NEXT:    %[[ZERO:[a-z0-9_]+]] = arith.constant 0 : i32
-// CHECK-NEXT:    gpu.memset {{ *}}%[[FLAGS]], %[[ZERO]] : memref<108xi32>, i32
+// CHECK-NEXT:    gpu.memset {{ *}}%[[FLAGS]], %[[ZERO]] : memref<108xi32>, i32 {tessel.left_zeroed}
 // CHECK-NEXT:    %[[BLOCKS:[a-z0-9_]+]] = arith.constant 54 : index
 // CHECK-NEXT:    gpu.launch blocks({{[^)]+}}) in ({{[^=]+}} = %[[BLOCKS]], {{[^=]+}} = %c1{{[_0-9]*}}, {{[^=]+}} = %c1{{[_0-9]*}})
 // The producer's share loop: the tiles left over by whole waves of the
@@ -104,7 +109,9 @@
 // CHECK-NEXT:          }
 // ... and the share that ends the tile adds the partials of blocks
 // first .. g - 1 (none where it starts the tile), each once its flag is
-// raised (an acquire load by every thread), then runs the epilogue.
+// raised (an acquire load by every thread); once all its threads have
+// seen them (the warpgroup's barrier), its first thread sets them back to
+// zero. Then the epilogue.
 // CHECK-NEXT:        } else {
 // CHECK:               %[[FROM:[a-z0-9_]+]] = arith.select %{{.+}}, %[[BLOCK:[a-z0-9_]+]], %{{.+}}
 // CHECK-NEXT:          %{{.+}}:64 = scf.for %[[J:[a-z0-9_]+]] = %[[FROM]] to %[[BLOCK]] step %c1 iter_args
@@ -114,6 +121,14 @@
 // CHECK-NEXT:              scf.condition(%[[PENDING]])
 // CHECK-COUNT-16:        vector.load %[[PARTIALS]][%{{.+}}] : memref<884736xf32>, vector<4xf32>
 // CHECK:                 scf.yield
+// CHECK:               %[[READ:[a-z0-9_]+]] = arith.cmpi ult, %[[FROM]], %[[BLOCK]]
+// CHECK-NEXT:          scf.if %[[READ]] {
+// CHECK:                 nvvm.barrier id = %{{.+}} number_of_threads = %c128_i32
+// CHECK-NEXT:            %[[CLEARER:[a-z0-9_]+]] = arith.cmpi eq, %{{.+}}, %c0
+// CHECK-NEXT:            scf.if %[[CLEARER]] {
+// CHECK-NEXT:              scf.for %[[R:[a-z0-9_]+]] = %[[FROM]] to %[[BLOCK]] step %c1 {
+// CHECK:                     memref.extract_aligned_pointer_as_index %[[FLAGS]]
+// CHECK:                     llvm.store %{{.+}}, %{{.+}} {alignment = 4 : i64} : i32, !llvm.ptr
 // CHECK:               vector.maskedstore
 // CHECK:           } {tessel.persistent_tiles = 54 : i64}
 // CHECK:         gpu.dealloc {{ *}}%[[PARTIALS]]
@@ -122,6 +137,8 @@
 // PTX:     fence.acq_rel.gpu;
 // PTX:     atom.add.u32
 // PTX:     ld.acquire.gpu.b32
+// PTX:     bar.sync {{.+}}, 128;
+// PTX:     st.b32 [{{.+}}], 0;
 
 // JSON:      "grid": [
 // JSON-NEXT:   54,
@@ -136,6 +153,7 @@
 // JSON-NEXT:   },
 // JSON-NEXT:   {
 // JSON-NEXT:     "element_type": "i32",
+// JSON-NEXT:     "left_zeroed": true,
 // JSON-NEXT:     "shape": [
 // JSON-NEXT:       108
 // JSON-NEXT:     ],

@@ -14,6 +14,9 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <memory>
+#include <mutex>
+
 namespace tessel {
 
 class LoadedFunction {
@@ -33,6 +36,13 @@ public:
   /// buffers' addresses at each launch (host-only work, no device copy).
   llvm::Error launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
                      cuda::Stream stream = nullptr) const;
+
+  /// Fails unless every workspace the launches leave zero (launch.json's
+  /// "left_zeroed") is zero in the copy kept for `stream`: waits for the
+  /// device, then reads them back. What the runner checks after its first
+  /// call, so that no later call, which finds them as the first left them,
+  /// is timed on stale flags.
+  llvm::Error checkLeftZeroed(cuda::Stream stream = nullptr) const;
 
   const HostFunctionSpec &spec() const { return functionSpec; }
 
@@ -59,13 +69,29 @@ private:
     std::vector<cuda::TensorMapEncoding> tensorMaps;
   };
 
+  /// The workspaces the launches leave zero, one allocation per stream
+  /// that launched the function (each at a 256-byte boundary, as the
+  /// others), made and zeroed by its first call there and freed with the
+  /// function: calls on one stream run one after the other, so each finds
+  /// them zero without a memset of its own.
+  struct KeptWorkspaces {
+    std::mutex mutex;
+    std::vector<std::pair<cuda::Stream, cuda::DevicePtr>> perStream;
+  };
+
   LoadedFunction(cuda::Driver &driver, const HostFunctionSpec &spec)
-      : driver(&driver), functionSpec(spec) {}
+      : driver(&driver), functionSpec(spec),
+        kept(std::make_unique<KeptWorkspaces>()) {}
+
+  /// The kept workspaces' allocation for `stream` (0 when the function has
+  /// none): made and zeroed on the stream at its first call.
+  llvm::Expected<cuda::DevicePtr> keptWorkspaces(cuda::Stream stream) const;
 
   cuda::Driver *driver;
   HostFunctionSpec functionSpec;
   std::vector<Kernel> kernels;
   std::vector<cuda::Module> modules; // Unloaded with the function.
+  std::unique_ptr<KeptWorkspaces> kept;
 };
 
 } // namespace tessel

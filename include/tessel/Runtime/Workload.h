@@ -30,6 +30,10 @@ struct BufferSpec {
   /// A workspace the runtime zeroes before the function's launches (a
   /// gpu.memset of it to 0 in the host function: stream-K's flags).
   bool zeroed = false;
+  /// A zeroed workspace the launches leave zero (each flag is cleared by
+  /// the block that reads it): the runtime keeps it across calls on one
+  /// stream and zeroes it once, when it allocates it.
+  bool leftZeroed = false;
 
   int64_t numElements() const;
   /// Size of one element in bytes, 0 for an unknown element type.

@@ -410,9 +410,12 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
       by a `gpu.memset` before the launch: the warpgroup's barrier, then
       one thread's release fence and atomic add); the block whose share
       ends the tile waits for the flags of the blocks before it that hold
-      the tile's earlier K steps (acquire loads), adds their partials and
-      runs the epilogue. A block waits only for blocks launched before
-      it. The launch gets a block per K step of the tiles, at most 256.
+      the tile's earlier K steps (acquire loads), adds their partials,
+      clears those flags (so the launch leaves them zero: the memset is
+      marked `tessel.left_zeroed`, and the runtime zeroes them once per
+      stream) and runs the epilogue. A block waits only for blocks
+      launched before it. The launch gets a block per K step of the
+      tiles, at most 256.
       `cluster` = 2 is refused.
 
     - With `cluster` = 2 (an optional param, default 1), the launch runs in

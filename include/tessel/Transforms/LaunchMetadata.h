@@ -27,6 +27,12 @@ constexpr llvm::StringLiteral kScheduleAttrName = "tessel.schedule";
 /// persistent (tessel-persistent-launches): launch.json's "persistent".
 constexpr llvm::StringLiteral kPersistentLaunchAttrName = "tessel.persistent";
 
+/// Name of the unit attribute of a host gpu.memset of a workspace to zero
+/// whose launches leave the workspace zero again (stream-K's flags, each
+/// cleared by the block that reads it): launch.json's "left_zeroed", so
+/// that the runtime keeps the workspace across calls and zeroes it once.
+constexpr llvm::StringLiteral kLeftZeroedAttrName = "tessel.left_zeroed";
+
 /// What `func` computes, when it is a workload Tessel can check: a
 /// contraction of two of its arguments (tessel::inferContraction: either
 /// layout of each, batch dimensions) into a zero-filled accumulator,
