@@ -162,6 +162,10 @@ constexpr double kSplitF32ConsumersEfficiency = 0.85;
 /// (docs/knob-rule.md).
 constexpr double kPersistentCost = 1.04;
 constexpr double kTf32LoneTilePersistent = 0.97;
+/// What sharing the last partial wave's tiles costs a stream-K kernel
+/// (persistent = 2), in multiply-adds: 16 us at an SM's tensor-core peak
+/// (docs/knob-rule.md).
+constexpr double kStreamKCost = 6e7;
 /// A 16-bit matmul of at most 64 rows whose B holds at least this many
 /// bytes streams B from HBM (decode layers), and estimate() orders its
 /// points by how they stream B instead of by the tensor cores' model:
@@ -864,11 +868,28 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
     time = perSM == 1 || readInKernel
                ? time * (tf32 ? kTf32LoneTilePersistent : kPersistentCost)
                : double(perSM) * body + perBlock;
-  // Stream-K is not modelled yet: its points rank just behind the same
-  // persistent ones, so the rule does not pick them unmeasured (the tuner
-  // measures them).
-  if (streamK)
-    time *= 1.001;
+  // Stream-K shares the last partial wave's tiles out along K, so the SMs
+  // finish together: each works through tiles / SMs of them (not the
+  // whole number above), and the sharing costs about kStreamKCost (the
+  // partial tiles' round trip, the waits, the clock the busier SMs run
+  // at). Fitted on 80 pairs of persistent and stream-K kernels of the same
+  // 128-row tiles, 40 16-bit shapes of 0.97-3.7 waves (H200,
+  // bench/results/hopper-v2, "Stream-K by the rule"): 12 us orders 74 of
+  // the pairs as measured; kStreamKCost (about 15 us) gave the rule's
+  // picks the most. Elsewhere its points rank just behind the same
+  // persistent ones, and only the tuner picks them: whole waves; fewer
+  // tiles than SMs, where a finisher adds the partials of several blocks;
+  // tiles of 64 or 192 rows and swapped ones (estimated as the transposed
+  // problem, through p.overrides), which lost or were not measured; TF32;
+  // rows copied where a non-persistent block reads them.
+  if (streamK) {
+    if (wgmma && s.inBytes == 2 && !readInKernel && tm == 128 && !p.overrides &&
+        blocks > chip.smCount && blocks % chip.smCount != 0)
+      time = double(blocks) / double(chip.smCount) * body + perBlock +
+             kStreamKCost;
+    else
+      time *= 1.001;
+  }
 
   // Preferences among points of equal estimate: the pipeline depth, K step
   // and other knobs the schedule chose by default, a block order grouped by

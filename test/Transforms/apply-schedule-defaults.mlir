@@ -79,8 +79,10 @@
 // 2048x5120x5120: 128x256 tiles fill 2.4 rounds of the 132 SMs, 128x160
 // tiles 3.9. With the weight stored [n, k] (B's box is the whole tile) the
 // rule takes 128x160 (1.06x-1.11x faster than 128x128 on an H100); with B
-// stored [k, n] 128x160 ran 0.93x as fast as 128x128 there, so the rule
-// keeps 128x128 (bench/results/hopper-v2, "128x160 tiles").
+// stored [k, n] 128x160 ran 0.93x as fast as 128x128 there (bench/results/
+// hopper-v2, "128x160 tiles"), and the rule takes stream-K's 128x256
+// tiles, whose 2.4 rounds it shares out along K: 1.012x 128x128 on an H200
+// ("Stream-K by the rule").
 // RUN: sed 's/3x9xf16/2048x5120xf16/g; s/7x9xf16/5120x5120xf16/g; s/3x7xf/2048x5120xf/g' \
 // RUN:   %S/Inputs/linear-relu-3x7x9-f16-nk.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
@@ -90,7 +92,23 @@
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=TILE160-KN
-// TILE160-KN: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
+// TILE160-KN: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 2 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+
+// Stream-K where 128-row tiles make more than a wave and not whole waves
+// (docs/knob-rule.md): 1280x4096x14336 in 128x256 tiles is 1.21 waves,
+// shared out along K 1.20x faster than the persistent 128x192 blocks the
+// rule took before on an H200; at 1536x4096x4096 128x192 tiles make two
+// whole waves, nothing to share, and stay persistent.
+// RUN: sed 's/3x9xf16/1280x14336xf16/g; s/9x7xf16/14336x4096xf16/g; s/3x7xf/1280x4096xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=STREAM-K
+// STREAM-K: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 2 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+// RUN: sed 's/3x9xf16/1536x4096xf16/g; s/9x7xf16/4096x4096xf16/g; s/3x7xf/1536x4096xf/g' \
+// RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WHOLE-WAVES
+// WHOLE-WAVES: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 192 : i64}
 
 // One wave of blocks in groups of 8 block rows where B is the larger
 // operand (16 MB or more), so that blocks launched one after another share
