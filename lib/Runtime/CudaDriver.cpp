@@ -105,6 +105,8 @@ struct Driver::Api {
   int (*cuMemAllocFromPoolAsync)(DevicePtr *, size_t, MemPool,
                                  Stream) = nullptr;
   int (*cuMemFreeAsync)(DevicePtr, Stream) = nullptr;
+  // Optional (CUDA 10.0+): whether a stream is being captured into a graph.
+  int (*cuStreamIsCapturing)(Stream, int *) = nullptr;
   // Optional (CUDA 12.0+): programmatic dependent launches.
   int (*cuLaunchKernelEx)(const LaunchConfig *, Function, void **,
                           void **) = nullptr;
@@ -194,6 +196,7 @@ llvm::Expected<std::unique_ptr<Driver>> Driver::open(int ordinal,
   resolve(api.cuMemAllocFromPoolAsync, {"cuMemAllocFromPoolAsync"});
   resolve(api.cuLaunchKernelEx, {"cuLaunchKernelEx"});
   resolve(api.cuMemFreeAsync, {"cuMemFreeAsync"});
+  resolve(api.cuStreamIsCapturing, {"cuStreamIsCapturing"});
   if (!ok)
     return fail("libcuda.so.1 lacks a driver API entry point Tessel needs; "
                 "the driver is too old");
@@ -385,6 +388,15 @@ llvm::Expected<DevicePtr> Driver::allocateAsync(size_t bytes, Stream stream) {
 void Driver::freeAsync(DevicePtr ptr, Stream stream) {
   if (ptr && api->cuMemFreeAsync)
     api->cuMemFreeAsync(ptr, stream);
+}
+
+bool Driver::isCapturing(Stream stream) {
+  if (!api->cuStreamIsCapturing)
+    return false;
+  int status = 0; // CU_STREAM_CAPTURE_STATUS_NONE
+  // An error (the legacy stream while another stream captures) counts as
+  // capturing: what the caller then does must be capturable too.
+  return api->cuStreamIsCapturing(stream, &status) != kSuccess || status != 0;
 }
 
 llvm::Error Driver::copyToDevice(DevicePtr dst, const void *src, size_t bytes) {

@@ -242,14 +242,15 @@ LoadedFunction::~LoadedFunction() {
 
 namespace {
 /// Where each workspace lies in its allocation: the kept ones (left
-/// zeroed) share one, the others another, each at a 256-byte boundary.
+/// zeroed, where `keep`) share one, the others another, each at a
+/// 256-byte boundary.
 struct WorkspaceLayout {
   std::vector<size_t> offsets;
   size_t keptBytes = 0, perCallBytes = 0;
 
-  explicit WorkspaceLayout(const HostFunctionSpec &spec) {
+  WorkspaceLayout(const HostFunctionSpec &spec, bool keep) {
     for (const BufferSpec &workspace : spec.workspaces) {
-      size_t &total = workspace.leftZeroed ? keptBytes : perCallBytes;
+      size_t &total = keep && workspace.leftZeroed ? keptBytes : perCallBytes;
       offsets.push_back(total);
       total += llvm::alignTo(workspace.numElements() * workspace.elementBytes(),
                              256);
@@ -260,7 +261,7 @@ struct WorkspaceLayout {
 
 llvm::Expected<cuda::DevicePtr>
 LoadedFunction::keptWorkspaces(cuda::Stream stream) const {
-  size_t bytes = WorkspaceLayout(functionSpec).keptBytes;
+  size_t bytes = WorkspaceLayout(functionSpec, /*keep=*/true).keptBytes;
   if (bytes == 0)
     return 0;
   std::lock_guard<std::mutex> lock(kept->mutex);
@@ -280,7 +281,7 @@ LoadedFunction::keptWorkspaces(cuda::Stream stream) const {
 }
 
 llvm::Error LoadedFunction::checkLeftZeroed(cuda::Stream stream) const {
-  WorkspaceLayout layout(functionSpec);
+  WorkspaceLayout layout(functionSpec, /*keep=*/true);
   if (layout.keptBytes == 0)
     return llvm::Error::success();
   llvm::Expected<cuda::DevicePtr> base = keptWorkspaces(stream);
@@ -336,10 +337,14 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
   // The function's buffers: its arguments, then its workspaces. Those the
   // launches leave zero are the stream's kept ones; the others share one
   // allocation, made and freed in stream order around the launches: every
-  // allocation and free is a driver call on the path of each call.
+  // allocation and free is a driver call on the path of each call. A call
+  // captured into a CUDA graph keeps nothing (each replay of the graph
+  // allocates and zeroes its own, in the graph).
   std::vector<cuda::DevicePtr> addresses(buffers.begin(), buffers.end());
-  WorkspaceLayout layout(functionSpec);
-  llvm::Expected<cuda::DevicePtr> keptBase = keptWorkspaces(stream);
+  bool keep = !driver->isCapturing(stream);
+  WorkspaceLayout layout(functionSpec, keep);
+  llvm::Expected<cuda::DevicePtr> keptBase =
+      keep ? keptWorkspaces(stream) : cuda::DevicePtr(0);
   if (!keptBase)
     return keptBase.takeError();
   cuda::DevicePtr workspaceBase = 0;
@@ -356,7 +361,7 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
   }
   for (auto [offset, workspace] :
        llvm::zip_equal(layout.offsets, functionSpec.workspaces)) {
-    if (workspace.leftZeroed) {
+    if (keep && workspace.leftZeroed) {
       addresses.push_back(*keptBase + offset);
       continue;
     }

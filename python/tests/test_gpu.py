@@ -136,6 +136,39 @@ def test_stream_k_flags_left_zero_for_each_stream():
         torch.testing.assert_close(c, torch.relu(a @ b), rtol=0, atol=0)
 
 
+def test_stream_k_in_a_cuda_graph():
+    # Captured into a CUDA graph, a stream-K call keeps no flags across
+    # calls: the graph allocates and zeroes its own at each replay. Replays
+    # on new inputs (copied into the captured ones) must all be exact.
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("stream-K is a wgmma (sm_90a) kernel")
+    knobs = {"tile_m": 128, "tile_n": 128, "stages": 4, "group_m": 8,
+             "persistent": 2, "split_k": 1, "cluster": 1}
+    g = torch.Generator(device="cuda").manual_seed(5)
+    def inputs():
+        return (torch.randint(-3, 4, (1000, 1032), device="cuda",
+                              generator=g).half(),
+                torch.randint(-3, 4, (1032, 1096), device="cuda",
+                              generator=g).half())
+    a, b = inputs()
+    out = torch.empty(1000, 1096, device="cuda", dtype=torch.float16)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up: compiles and loads the kernel
+        tessel.matmul_relu(a, b, out=out, knobs=knobs)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tessel.matmul_relu(a, b, out=out, knobs=knobs)
+    for _ in range(3):
+        na, nb = inputs()
+        a.copy_(na)
+        b.copy_(nb)
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.testing.assert_close(out, torch.relu(na @ nb), rtol=0, atol=0)
+
+
 def test_kernel_reports_its_knobs():
     k = tessel.get_kernel(1024, 1024, 1024, "f16")
     assert k.compiled.source.startswith(("tuned: ", "defaults"))

@@ -117,6 +117,9 @@ public:
   /// freeAsync returns it to the pool once that work is done.
   llvm::Expected<DevicePtr> allocateAsync(size_t bytes, Stream stream);
   void freeAsync(DevicePtr ptr, Stream stream);
+  /// Whether work queued on `stream` now is being captured into a CUDA
+  /// graph (cuStreamIsCapturing; false on drivers without it).
+  bool isCapturing(Stream stream);
   llvm::Error copyToDevice(DevicePtr dst, const void *src, size_t bytes);
   llvm::Error copyToHost(void *dst, DevicePtr src, size_t bytes);
   llvm::Error fill32(DevicePtr dst, uint32_t value, size_t count);

@@ -73,7 +73,8 @@ private:
   /// that launched the function (each at a 256-byte boundary, as the
   /// others), made and zeroed by its first call there and freed with the
   /// function: calls on one stream run one after the other, so each finds
-  /// them zero without a memset of its own.
+  /// them zero without a memset of its own. A call captured into a CUDA
+  /// graph uses none of them (launch()).
   struct KeptWorkspaces {
     std::mutex mutex;
     std::vector<std::pair<cuda::Stream, cuda::DevicePtr>> perStream;
