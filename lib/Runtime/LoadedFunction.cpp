@@ -260,10 +260,7 @@ struct WorkspaceLayout {
 } // namespace
 
 llvm::Expected<cuda::DevicePtr>
-LoadedFunction::keptWorkspaces(cuda::Stream stream) const {
-  size_t bytes = WorkspaceLayout(functionSpec, /*keep=*/true).keptBytes;
-  if (bytes == 0)
-    return 0;
+LoadedFunction::keptWorkspaces(cuda::Stream stream, size_t bytes) const {
   std::lock_guard<std::mutex> lock(kept->mutex);
   for (auto [keptStream, base] : kept->perStream)
     if (keptStream == stream)
@@ -284,7 +281,8 @@ llvm::Error LoadedFunction::checkLeftZeroed(cuda::Stream stream) const {
   WorkspaceLayout layout(functionSpec, /*keep=*/true);
   if (layout.keptBytes == 0)
     return llvm::Error::success();
-  llvm::Expected<cuda::DevicePtr> base = keptWorkspaces(stream);
+  llvm::Expected<cuda::DevicePtr> base =
+      keptWorkspaces(stream, layout.keptBytes);
   if (!base)
     return base.takeError();
   if (llvm::Error e = driver->synchronize())
@@ -341,10 +339,15 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
   // captured into a CUDA graph keeps nothing (each replay of the graph
   // allocates and zeroes its own, in the graph).
   std::vector<cuda::DevicePtr> addresses(buffers.begin(), buffers.end());
-  bool keep = !driver->isCapturing(stream);
+  // (The driver is asked only where there is something to keep.)
+  bool keep = llvm::any_of(functionSpec.workspaces,
+                           [](const BufferSpec &workspace) {
+                             return workspace.leftZeroed;
+                           }) &&
+              !driver->isCapturing(stream);
   WorkspaceLayout layout(functionSpec, keep);
   llvm::Expected<cuda::DevicePtr> keptBase =
-      keep ? keptWorkspaces(stream) : cuda::DevicePtr(0);
+      keep ? keptWorkspaces(stream, layout.keptBytes) : cuda::DevicePtr(0);
   if (!keptBase)
     return keptBase.takeError();
   cuda::DevicePtr workspaceBase = 0;

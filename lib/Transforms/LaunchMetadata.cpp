@@ -645,12 +645,8 @@ FailureOr<HostFunctionSpec> tessel::collectLaunchSpec(func::FuncOp func) {
   // zero (kLeftZeroedAttrName). No other memset runs on the host.
   WalkResult memsets = func.walk([&](gpu::MemsetOp memset) -> WalkResult {
     auto it = workspaces.find(memset.getDst());
-    Attribute value;
-    bool zero = matchPattern(memset.getValue(), m_Constant(&value)) &&
-                ((isa<IntegerAttr>(value) &&
-                  cast<IntegerAttr>(value).getValue().isZero()) ||
-                 (isa<FloatAttr>(value) &&
-                  cast<FloatAttr>(value).getValue().isPosZero()));
+    bool zero = matchPattern(memset.getValue(), m_Zero()) ||
+                matchPattern(memset.getValue(), m_PosZeroFloat());
     if (memset.getAsyncToken() || it == workspaces.end() || !zero)
       return memset.emitError()
              << "a host memset must be a synchronous gpu.memset of a "

@@ -84,9 +84,10 @@ private:
       : driver(&driver), functionSpec(spec),
         kept(std::make_unique<KeptWorkspaces>()) {}
 
-  /// The kept workspaces' allocation for `stream` (0 when the function has
-  /// none): made and zeroed on the stream at its first call.
-  llvm::Expected<cuda::DevicePtr> keptWorkspaces(cuda::Stream stream) const;
+  /// The kept workspaces' allocation (`bytes` of them) for `stream`: made
+  /// and zeroed on the stream at its first call.
+  llvm::Expected<cuda::DevicePtr> keptWorkspaces(cuda::Stream stream,
+                                                 size_t bytes) const;
 
   cuda::Driver *driver;
   HostFunctionSpec functionSpec;
