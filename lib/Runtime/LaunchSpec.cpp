@@ -76,6 +76,10 @@ Value tessel::toJSON(const HostFunctionSpec &spec) {
             {"interleave", map.interleave}};
         if (!map.shape.empty())
           object["shape"] = Array(map.shape);
+        if (!map.strides.empty()) {
+          object["strides"] = Array(map.strides);
+          object["offset"] = map.offset;
+        }
         params.push_back(std::move(object));
         break;
       }
@@ -164,7 +168,10 @@ static bool fromJSON(const Value &value, KernelParamSpec &spec,
     spec.kind = KernelParamSpec::Kind::TensorMap;
     TensorMapSpec &map = spec.tensorMap;
     return mapBuffer(o, value, spec, path) && o.map("box", map.box) &&
-           o.mapOptional("shape", map.shape) && o.map("swizzle", map.swizzle) &&
+           o.mapOptional("shape", map.shape) &&
+           o.mapOptional("strides", map.strides) &&
+           o.mapOptional("offset", map.offset) &&
+           o.map("swizzle", map.swizzle) &&
            o.map("l2_promotion", map.l2Promotion) &&
            o.map("oob_fill", map.oobFill) &&
            o.map("interleave", map.interleave);
@@ -351,12 +358,29 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
                      "' has a tensor map whose box rank differs from the "
                      "rank of " +
                      what + " #" + llvm::Twine(param.argument));
-      if (!map.shape.empty() &&
-          (map.shape.size() != bufferShape.size() ||
-           llvm::any_of(llvm::zip(map.shape, bufferShape), [](auto pair) {
-             auto [dim, bound] = pair;
-             return dim < 1 || dim > bound;
-           })))
+      if (!map.strides.empty()) {
+        // A strided view: its last element inside the buffer.
+        int64_t elements = 1, last = map.offset;
+        for (int64_t dim : bufferShape)
+          elements *= dim;
+        bool fits = map.shape.size() == map.strides.size() &&
+                    map.strides.size() == bufferShape.size() &&
+                    map.strides.back() == 1 && map.offset >= 0;
+        for (auto [dim, stride] : llvm::zip(map.shape, map.strides)) {
+          fits = fits && dim >= 1 && stride >= 1;
+          last += (dim - 1) * stride;
+        }
+        if (!fits || last >= elements)
+          return error("launch of '" + launch.kernel +
+                       "' has a strided tensor map that does not fit in " +
+                       what + " #" + llvm::Twine(param.argument));
+      } else if (!map.shape.empty() &&
+                 (map.shape.size() != bufferShape.size() ||
+                  llvm::any_of(llvm::zip(map.shape, bufferShape),
+                               [](auto pair) {
+                                 auto [dim, bound] = pair;
+                                 return dim < 1 || dim > bound;
+                               })))
         return error("launch of '" + launch.kernel +
                      "' has a tensor map whose shape does not fit in its "
                      "buffer");

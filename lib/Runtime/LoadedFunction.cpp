@@ -81,6 +81,9 @@ tensorMapEncoding(const BufferSpec &buffer, const TensorMapSpec &map) {
           llvm::formatv("tensor map box size {0} is outside [1, 256]", box));
     e.dims[i] = dim;
     e.box[i] = box;
+    // A strided view's own strides, else the buffer's.
+    if (!map.strides.empty())
+      stride = map.strides[rank - 1 - i] * bytes;
     if (i > 0) {
       if (stride % 16 != 0)
         return fail(llvm::formatv("a tensor map needs row strides of a "
@@ -105,6 +108,12 @@ tensorMapEncoding(const BufferSpec &buffer, const TensorMapSpec &map) {
     return fail(llvm::formatv("a tensor map box row must be a multiple of 16 "
                               "bytes; this one is {0}",
                               innerBytes));
+  if (map.offset * bytes % 16 != 0)
+    return fail(llvm::formatv("a tensor map must start on a 16-byte "
+                              "boundary of its buffer; this one starts {0} "
+                              "bytes in",
+                              map.offset * bytes));
+  e.offsetBytes = map.offset * bytes;
   e.swizzle = *swizzle, e.l2Promotion = *l2, e.oobFill = *oob,
   e.interleave = *interleave;
   return e;
@@ -390,7 +399,8 @@ llvm::Error LoadedFunction::launch(llvm::ArrayRef<cuda::DevicePtr> buffers,
       if (param.kind == KernelParamSpec::Kind::TensorMap) {
         cuda::TensorMap &map = kernelMaps[nextMap];
         if (llvm::Error e = driver->encodeTensorMap(
-                map, kernel.tensorMaps[nextMap], addresses[value]))
+                map, kernel.tensorMaps[nextMap],
+                addresses[value] + kernel.tensorMaps[nextMap].offsetBytes))
           return e;
         ++nextMap;
         kernelParams.push_back(&map);

@@ -16,7 +16,9 @@
 //     producer warpgroups, up to four taking K steps in turn (aligned
 //     16-byte loads, realigned in registers), and stored swizzled, as TMA
 //     would; with a longer K, by one producer warpgroup through staging
-//     slots filled by cp.async a few K steps ahead;
+//     slots that TMA fills a few K steps ahead, every eighth row through
+//     one tensor map (rows 8 apart are 16-byte aligned alike), realigned
+//     by a constant shift per row phase;
 //   - BM / 64 consumer warpgroups each compute 64 x BN of the tile with
 //     nvgpu.warpgroup.mma (wgmma m64nBNk16, f32 accumulators in registers),
 //     keeping one wgmma group in flight, and release a buffer as soon as
@@ -91,7 +93,7 @@ static constexpr int64_t kPartialArrivals = 1;
 /// stores and loads coalesce).
 static constexpr int64_t kPartialQuadStride = 4 * wgmma::kWarpgroupThreads;
 
-/// Staging slots at most for the producer's asynchronous granule copies.
+/// Staging slots at most for the staged reads' TMA loads.
 static constexpr int64_t kMaxStagingSlots = 4;
 /// The chunks whose loads a producer thread has in flight at once (two
 /// 16-byte granules each: 64 registers).
@@ -107,6 +109,50 @@ static constexpr int64_t kSmallGridMaxSteps = 16;
 /// Elements of one K step: a 128-byte row of a tile.
 static int64_t stepK(const BlockMatmul &bm) {
   return wgmma::tileK(bm.inType.getIntOrFloatBitWidth() / 8);
+}
+
+/// The warps of a producer warpgroup.
+static constexpr int64_t kProducerWarps =
+    wgmma::kWarpgroupThreads / kThreadsPerWarp;
+/// Bytes of one mbarrier.
+static constexpr int64_t kMBarrierBytes = 8;
+
+namespace {
+/// Where a staged read puts an operand's tile of one K step in a staging
+/// slot (emitStagedProducer). The tile's rows are taken in eight phases
+/// (row % 8), each through its own tensor map; a phase's rows of one
+/// 64-column piece form a block of `phaseRows` rows of 72 elements (the
+/// 64 of the piece and the up to 7 before them that the row's 16-byte
+/// aligned start brings, rounded to a granule), padded to 128 bytes (TMA's
+/// destination alignment). Blocks lie piece after piece, phase after phase.
+struct StagedLayout {
+  /// The ring tile, as swizzledIndex sees it: rows of `cols` elements.
+  int64_t rows, cols;
+  int64_t pieces, phaseRows, blockBytes;
+  int64_t bytes() const { return pieces * 8 * blockBytes; }
+  /// Bytes from the operand's part of a slot to block (piece, phase).
+  int64_t blockOffset(int64_t piece, int64_t phase) const {
+    return (piece * 8 + phase) * blockBytes;
+  }
+};
+} // namespace
+
+/// Elements of a staged row: a 64-column piece and the granule before it.
+static constexpr int64_t kStagedRow = wgmma::kBoxN + 8;
+
+/// The staged layout of A's (`isA`) or B's tile (16-bit elements): A and a
+/// K-major B have rows of one K step, an MN-major B rows of N.
+static StagedLayout stagedLayout(const BlockMatmul &bm, bool isA) {
+  int64_t k = wgmma::tileK(bm.inType.getIntOrFloatBitWidth() / 8);
+  bool kMajor = isA || bm.bKMajor();
+  StagedLayout s;
+  s.rows = isA ? bm.m : kMajor ? bm.n : k;
+  s.cols = kMajor ? k : bm.n;
+  s.pieces = llvm::divideCeil(s.cols, wgmma::kBoxN);
+  s.phaseRows = s.rows / 8;
+  s.blockBytes = llvm::alignTo(
+      s.phaseRows * kStagedRow * (bm.inType.getIntOrFloatBitWidth() / 8), 128);
+  return s;
 }
 
 static wgmma::Layout computeLayout(const BlockMatmul &bm, int64_t stages,
@@ -202,8 +248,8 @@ public:
         persistentTiles(persistentTiles), streamK(streamK),
         clusterDim(clusterDim),
         l(computeLayout(bm, stages, producers,
-                        stagingSlots * slotBytes(bm, stages, readA, readB),
-                        splits, persistentTiles > 0)) {
+                        stagingBytes(bm, readA, readB, stagingSlots), splits,
+                        persistentTiles > 0)) {
     assert((splits == 1 || (!readA && !readB)) &&
            "split-K reads its operands with TMA");
     assert((persistentTiles == 0 ||
@@ -221,12 +267,17 @@ public:
     return std::min<int64_t>(kMaxStreamKBlocks, persistentTiles * tileSteps());
   }
 
-  /// Bytes of one staging slot: both granules of each 16-byte chunk of the
-  /// read operands' tiles of one K step.
-  static int64_t slotBytes(const BlockMatmul &bm, int64_t stages, bool readA,
-                           bool readB) {
-    wgmma::Layout l = computeLayout(bm, stages);
-    return 2 * ((readA ? l.aStageBytes : 0) + (readB ? l.bStageBytes : 0));
+  /// Bytes of one staging slot: the staged layouts of the read operands'
+  /// tiles of one K step.
+  static int64_t slotBytes(const BlockMatmul &bm, bool readA, bool readB) {
+    return (readA ? stagedLayout(bm, true).bytes() : 0) +
+           (readB ? stagedLayout(bm, false).bytes() : 0);
+  }
+  /// Shared memory `slots` staging slots take, their barriers included.
+  static int64_t stagingBytes(const BlockMatmul &bm, bool readA, bool readB,
+                              int64_t slots) {
+    return slots *
+           (slotBytes(bm, readA, readB) + kProducerWarps * kMBarrierBytes);
   }
 
   /// Emits the host-side tensor maps before the launch and the kernel body
@@ -309,10 +360,12 @@ private:
     return memref::ViewOp::create(b, loc, type, raw, add(alignPad, byteOffset),
                                   ValueRange{});
   }
-  nvgpu::TensorMapDescriptorType tensorMapType(
-      ArrayRef<int64_t> box,
-      nvgpu::TensorMapL2PromoKind promotion =
-          nvgpu::TensorMapL2PromoKind::L2PROMO_256B);
+  nvgpu::TensorMapDescriptorType
+  tensorMapType(ArrayRef<int64_t> box,
+                nvgpu::TensorMapL2PromoKind promotion =
+                    nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+                nvgpu::TensorMapSwizzleKind swizzle =
+                    nvgpu::TensorMapSwizzleKind::SWIZZLE_128B);
   /// A's TMA box: its whole K-major tile ([m, k]), or one 64-column box of
   /// its MN-major tile ([k, m]; one per consumer warpgroup's 64 rows).
   SmallVector<int64_t> boxA() const {
@@ -423,7 +476,32 @@ private:
   /// step `kt`, at `at` (when it held an earlier step: a round of a
   /// persistent block's tile, or of an earlier tile, precedes it).
   void waitForEmpty(Value kt, RingPosition at);
+  /// The staged read (`stagingSlots` > 0): one producer warpgroup, each
+  /// warp w taking the row phases w and w + 4 of every read operand's
+  /// tiles. Its first thread loads them with TMA through the phase maps
+  /// into a staging slot, `stagingSlots` K steps ahead, completing on the
+  /// warp's `landed` barrier of the slot; its threads then realign each
+  /// chunk by the phase's shift (a constant) into the ring.
   void emitStagedProducer(Value m0, Value n0, Value tidX);
+  /// A read operand's phase maps: for phase p (tile rows r % 8 == p), a
+  /// tensor map of the operand's rows p, p + 8, ..., each from the 16-byte
+  /// boundary at or before its start (`shift[p]` elements before it), of a
+  /// box of a StagedLayout block; null where the operand has no such row.
+  /// Where the operand has fewer rows than a tile, a phase's box has only
+  /// the phase's rows (`boxRows`; TMA's zero fill of rows past a matrix is
+  /// slow: loadRows), and where an MN-major tile is wider than the
+  /// operand, only its first `pieces` pieces are loaded. What is not
+  /// loaded lies past M or N: it reaches only outputs the kernel does not
+  /// store. (Rows of boxes narrower than 72 columns would land closer
+  /// together: the boxes keep 72 columns, TMA's zeros past K included.)
+  struct PhaseMaps {
+    std::array<Value, 8> maps;
+    std::array<int64_t, 8> shift{}, boxRows{};
+    int64_t pieces = 0;
+  };
+  PhaseMaps makePhaseMaps(Value source, bool isA);
+  /// The 16 bytes `shift` elements into the 32 of `lo` and `hi`.
+  Value shiftOut(Value lo, Value hi, int64_t shift, VectorType type);
   /// The TMA loads of K step `k0`'s operands that TMA reads into ring
   /// `stage` (at `aBytes`, `bBytes`), with the transaction count: by one
   /// thread (thread 0 when the others fill operands themselves).
@@ -553,6 +631,10 @@ private:
   };
   std::optional<StreamShare> share;
   Value tid, raw, alignPad, full, empty;
+  /// Staged reads: per staging slot and producer warp, the barrier its TMA
+  /// loads complete on (slot * kProducerWarps + warp).
+  Value landed;
+  PhaseMaps phasesA, phasesB;
   /// 3xTF32: a stage's tiles are split (one arrival per producer thread).
   Value ready;
   /// The ring's 1024-byte aligned start (a shared-memory address).
@@ -583,10 +665,10 @@ private:
 
 nvgpu::TensorMapDescriptorType
 WgmmaEmitter::tensorMapType(ArrayRef<int64_t> box,
-                            nvgpu::TensorMapL2PromoKind promotion) {
+                            nvgpu::TensorMapL2PromoKind promotion,
+                            nvgpu::TensorMapSwizzleKind swizzle) {
   return nvgpu::TensorMapDescriptorType::get(
-      b.getContext(), sharedType(box, bm.inType),
-      nvgpu::TensorMapSwizzleKind::SWIZZLE_128B, promotion,
+      b.getContext(), sharedType(box, bm.inType), swizzle, promotion,
       nvgpu::TensorMapOOBKind::OOB_ZERO,
       nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
 }
@@ -903,131 +985,238 @@ void WgmmaEmitter::release(Value stage) {
                                  NVVM::MemScopeKind::CTA);
 }
 
+WgmmaEmitter::PhaseMaps WgmmaEmitter::makePhaseMaps(Value source, bool isA) {
+  // Rows p, p + 8, ... of a matrix whose rows lie off 16-byte boundaries
+  // are 8 rows apart, a multiple of 16 bytes: a tensor map reads them
+  // from the 16-byte boundary at or before row p's start, `shift` elements
+  // before it (the same for all of them), its columns `shift` more than
+  // the operand's (those past them are TMA's zeros).
+  auto type = cast<MemRefType>(source.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t perGranule = 128 / type.getElementTypeBitWidth();
+  StagedLayout s = stagedLayout(bm, isA);
+  auto unranked =
+      UnrankedMemRefType::get(type.getElementType(), type.getMemorySpace());
+  PhaseMaps phases;
+  // Pieces of an MN-major tile past the operand's columns (a tile wider
+  // than the operand) are not loaded.
+  phases.pieces = std::min<int64_t>(s.pieces, llvm::divideCeil(cols, kBoxN));
+  for (int64_t p = 0; p < std::min<int64_t>(8, rows); ++p) {
+    int64_t first = offset + p * strides[0];
+    int64_t shift = first % perGranule;
+    SmallVector<int64_t> shape{llvm::divideCeil(rows - p, 8), cols + shift};
+    phases.boxRows[p] = std::min(s.phaseRows, shape[0]);
+    SmallVector<int64_t> viewStrides{8 * strides[0], 1};
+    auto viewType = MemRefType::get(
+        shape, type.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), first - shift, viewStrides),
+        type.getMemorySpace());
+    Value view = memref::ReinterpretCastOp::create(
+        b, loc, viewType, source, first - shift, shape, viewStrides);
+    Value cast = memref::CastOp::create(b, loc, unranked, view);
+    SmallVector<Value> box{cst(phases.boxRows[p]), cst(kStagedRow)};
+    phases.maps[p] = nvgpu::TmaCreateDescriptorOp::create(
+        b, loc,
+        tensorMapType({phases.boxRows[p], kStagedRow},
+                      nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
+                      nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE),
+        cast, box);
+    phases.shift[p] = shift;
+  }
+  return phases;
+}
+
+Value WgmmaEmitter::shiftOut(Value lo, Value hi, int64_t shift,
+                             VectorType type) {
+  if (shift == 0)
+    return lo;
+  Type i32 = b.getI32Type();
+  auto wordsType = VectorType::get({4}, i32);
+  SmallVector<Value> w;
+  for (Value granule : {lo, hi}) {
+    Value words = vector::BitCastOp::create(b, loc, wordsType, granule);
+    for (int64_t i = 0; i < 4; ++i)
+      w.push_back(vector::ExtractOp::create(b, loc, words, i));
+  }
+  // 16-bit elements: word i of the chunk holds elements shift + 2i and
+  // shift + 2i + 1; an odd shift takes the upper half of one word and the
+  // lower half of the next (a funnel shift by 16 bits).
+  SmallVector<Value> out;
+  Value sixteen = arith::ConstantIntOp::create(b, loc, i32, 16);
+  for (int64_t i = 0, k = shift / 2; i < 4; ++i)
+    out.push_back(shift % 2 == 0 ? w[k + i]
+                                 : LLVM::FshrOp::create(b, loc, w[k + i + 1],
+                                                        w[k + i], sixteen)
+                                       .getResult());
+  Value words = vector::FromElementsOp::create(b, loc, wordsType, out);
+  return vector::BitCastOp::create(b, loc, type, words);
+}
+
 void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
-  // One producer warpgroup. Each thread copies the two aligned granules
-  // around each of its chunks of the read operands' tiles with 16-byte
-  // cp.async into a staging slot, `stagingSlots` K steps ahead, one
-  // cp.async group per step. For step kt it waits for its own group (no
-  // other thread's copies are read), realigns each chunk from the slot
-  // into the ring as fillStage does, and refills the slot with step
-  // kt + stagingSlots (zero bytes read past the last step, so that every
-  // step commits one group).
-  int64_t steps = llvm::divideCeil(bm.k, tileK());
-  int64_t slotElems = slotBytes(bm, stages, readA, readB) /
-                      (bm.inType.getIntOrFloatBitWidth() / 8);
-  Value staging =
-      view(cst(l.ringBytes), sharedType({stagingSlots * slotElems}, bm.inType));
+  int64_t steps = tileSteps();
+  int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
+  int64_t slotSize = slotBytes(bm, readA, readB);
   auto vecType = VectorType::get({kChunk}, bm.inType);
   struct Operand {
-    TiledOperand *t;
-    Value flat;
-    int64_t rows, cols, base; // base: element offset in a slot
     bool isA;
+    StagedLayout s;
+    const PhaseMaps *phases;
+    int64_t base; // bytes from the slot's start
   };
   SmallVector<Operand> operands;
-  int64_t base = 0;
-  if (readA) {
-    operands.push_back({&a, flatView(a.source), bm.m, tileK(), base, true});
-    base += 2 * bm.m * tileK();
-  }
+  if (readA)
+    operands.push_back({true, stagedLayout(bm, true), &phasesA, 0});
   if (readB)
-    operands.push_back({&bOp, flatView(bOp.source),
-                        bm.bKMajor() ? bm.n : tileK(),
-                        bm.bKMajor() ? tileK() : bm.n, base, false});
-  // Walks operand `op`'s tile of K step `kt` (the chunks of this thread):
-  // body(j, granule indices, row, col) with j counting the thread's chunks.
-  auto walk =
-      [&](const Operand &op, Value kt,
-          function_ref<void(int64_t, const ChunkGranules &, Value, Value)>
-              body) {
-        Value k0 = mul(kt, tileK());
-        // A's and a K-major B's rows run along M or N, an MN-major B's
-        // along K.
-        Value mn0 = op.isA ? m0 : n0;
-        bool kMajor = op.isA || bm.bKMajor();
-        Value rowOrigin = kMajor ? mn0 : k0, colOrigin = kMajor ? k0 : mn0;
-        // Clamped at 0: past the last K step (the refills of the last slots)
-        // nothing is valid.
-        Value validRows = extentPast(op.t->source, 0, rowOrigin);
-        Value validCols = extentPast(op.t->source, 1, colOrigin);
-        int64_t j = 0;
-        // Whole rounds of the threads, as in fillStage: each thread's j-th
-        // chunk has its place in a slot's half of op.rows * op.cols
-        // elements, which a part-filled round would overrun.
-        assert((op.rows * op.cols / kChunk) % kWarpgroupThreads == 0 &&
-               "staged reads in whole rounds of the producer's threads");
-        forEachChunk(tidX, op.rows, op.cols, kChunk, kWarpgroupThreads,
-                     validRows, validCols,
-                     [&](Value row, Value col, Value valid) {
-                       ChunkGranules at = chunkGranuleIndices(
-                           op.t->source, op.flat, add(rowOrigin, row),
-                           add(colOrigin, col), valid);
-                       body(j++, at, row, col);
-                     });
-      };
-  // Chunk j of this thread: element `chunkOffset` of the operand's lo
-  // granules in a slot; its hi granules follow the lo ones.
-  auto chunkOffset = [&](const Operand &op, Value slot, int64_t j) {
-    return add(
-        addC(mul(slot, slotElems), op.base + j * kWarpgroupThreads * kChunk),
-        mul(tidX, kChunk));
-  };
-  auto issue = [&](Value kt) -> Value {
-    Value slot = rem(kt, stagingSlots);
-    SmallVector<Value> tokens;
-    for (const Operand &op : operands) {
-      int64_t half = op.rows * op.cols;
-      walk(op, kt, [&](int64_t j, const ChunkGranules &at, Value, Value) {
-        // Nothing is read for a chunk with no valid element (past M, N
-        // or the last K step): the slot gets zeros.
-        Value bytes = select(eq(at.valid, 0), cst(0), cst(kChunk));
-        Value dst = chunkOffset(op, slot, j);
-        for (auto [src, off] :
-             {std::make_pair(at.lo, int64_t(0)), std::make_pair(at.hi, half)})
-          tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
-              b, loc, staging, ValueRange{addC(dst, off)}, op.flat,
-              ValueRange{src}, b.getIndexAttr(kChunk), bytes,
-              /*bypassL1=*/b.getUnitAttr()));
-      });
+    operands.push_back({false, stagedLayout(bm, false), &phasesB,
+                        readA ? stagedLayout(bm, true).bytes() : 0});
+  Value warp = div(tidX, kThreadsPerWarp);
+  Value lane = rem(tidX, kThreadsPerWarp);
+  // body(w) for this thread's warp w as a constant: its phases' maps and
+  // shifts are the case's (the warp's threads take the same case).
+  auto perWarp = [&](function_ref<void(int64_t)> body) {
+    SmallVector<int64_t> cases;
+    for (int64_t w = 0; w + 1 < kProducerWarps; ++w)
+      cases.push_back(w);
+    auto sw = scf::IndexSwitchOp::create(b, loc, TypeRange{}, warp, cases,
+                                         cases.size());
+    for (int64_t w = 0; w < kProducerWarps; ++w) {
+      OpBuilder::InsertionGuard guard(b);
+      b.createBlock(w < kProducerWarps - 1 ? &sw.getCaseRegions()[w]
+                                           : &sw.getDefaultRegion());
+      body(w);
+      scf::YieldOp::create(b, loc);
     }
-    return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokens);
+  };
+  auto slotOffset = [&](Value slot) {
+    return addC(mul(slot, slotSize), l.ringBytes);
+  };
+  // The bytes of warp w's TMA loads of one K step (0 where its phases
+  // have no rows: it loads and waits for nothing).
+  auto warpBytes = [&](int64_t w) {
+    int64_t bytes = 0;
+    for (const Operand &op : operands)
+      for (int64_t h = 0; h < 2; ++h)
+        if (int64_t p = w + 4 * h; op.phases->maps[p])
+          bytes +=
+              op.phases->pieces * op.phases->boxRows[p] * kStagedRow * inBytes;
+    return bytes;
+  };
+  // Warp w's TMA loads of K step kt into its slot, by its first thread.
+  auto issue = [&](Value kt, int64_t w) {
+    int64_t bytes = warpBytes(w);
+    if (bytes == 0)
+      return;
+    Value slot = rem(kt, stagingSlots);
+    Value barrier = addC(mul(slot, kProducerWarps), w);
+    Value base = slotOffset(slot);
+    Value k0 = mul(kt, tileK());
+    OpBuilder::InsertionGuard guard(b);
+    auto ifFirst = scf::IfOp::create(b, loc, eq(lane, 0), /*withElse=*/false);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    nvgpu::MBarrierArriveExpectTxOp::create(b, loc, landed, cst(bytes), barrier,
+                                            Value());
+    for (const Operand &op : operands) {
+      bool kMajor = op.isA || bm.bKMajor();
+      Value mn0 = op.isA ? m0 : n0;
+      for (int64_t h = 0; h < 2; ++h) {
+        int64_t p = w + 4 * h;
+        Value map = op.phases->maps[p];
+        if (!map)
+          continue;
+        for (int64_t piece = 0; piece < op.phases->pieces; ++piece) {
+          // A phase map's row q is the operand's row 8q + p; its column c
+          // the row's element c - shift.
+          Value row = kMajor ? div(mn0, 8) : div(k0, 8);
+          Value col = kMajor ? k0 : addC(mn0, piece * kBoxN);
+          Value dst =
+              view(addC(base, op.base + op.s.blockOffset(piece, p)),
+                   sharedType({op.phases->boxRows[p], kStagedRow}, bm.inType));
+          nvgpu::TmaAsyncLoadOp::create(b, loc, dst, landed, map,
+                                        coordinates(col, row, {}), barrier,
+                                        Value(), Value());
+        }
+      }
+    }
+  };
+  // Warp w's chunks of K step kt: each realigned out of its row's two
+  // granules in the slot (one where the phase's shift is 0) and stored
+  // where TMA's 128-byte swizzle puts it in the ring.
+  auto realign = [&](Value kt, Value aBytes, Value bBytes, int64_t w) {
+    Value slot = rem(kt, stagingSlots);
+    if (warpBytes(w) > 0)
+      nvgpu::MBarrierTryWaitParityOp::create(
+          b, loc, landed, parity(div(kt, stagingSlots)), cst(kTryWaitTicks),
+          addC(mul(slot, kProducerWarps), w));
+    Value staging =
+        view(slotOffset(slot), sharedType({slotSize / inBytes}, bm.inType));
+    for (const Operand &op : operands) {
+      Value ring = view(op.isA ? aBytes : bBytes,
+                        sharedType({op.s.rows * op.s.cols}, bm.inType));
+      for (int64_t h = 0; h < 2; ++h) {
+        int64_t p = w + 4 * h;
+        for (int64_t piece = 0; piece < op.s.pieces; ++piece) {
+          // The piece's chunks per row: 8, or 4 in the last 32 columns of
+          // an MN-major tile (a multiple of 32 wide).
+          int64_t perRow =
+              std::min<int64_t>(kBoxN, op.s.cols - piece * kBoxN) / kChunk;
+          int64_t chunks = op.s.phaseRows * perRow;
+          assert(chunks % kThreadsPerWarp == 0 &&
+                 "a phase's chunks in whole rounds of a warp");
+          for (int64_t j = 0; j < chunks / kThreadsPerWarp; ++j) {
+            Value u = addC(lane, j * kThreadsPerWarp);
+            Value q = div(u, perRow), c = rem(u, perRow);
+            Value row = addC(mul(q, 8), p);
+            Value col = addC(mul(c, kChunk), piece * kBoxN);
+            Value chunk;
+            if (!op.phases->maps[p]) {
+              chunk = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
+            } else {
+              Value at =
+                  add(addC(mul(q, kStagedRow),
+                           (op.base + op.s.blockOffset(piece, p)) / inBytes),
+                      mul(c, kChunk));
+              auto load = [&](Value index) -> Value {
+                return vector::LoadOp::create(
+                    b, loc, vecType, staging, ValueRange{index},
+                    /*nontemporal=*/false, llvm::MaybeAlign(16));
+              };
+              int64_t shift = op.phases->shift[p];
+              Value lo = load(at);
+              Value hi = shift ? load(addC(at, kChunk)) : Value();
+              chunk = shiftOut(lo, hi, shift, vecType);
+            }
+            vector::StoreOp::create(
+                b, loc, chunk, ring,
+                ValueRange{swizzledIndex(row, col, op.s.rows)},
+                /*nontemporal=*/false, llvm::MaybeAlign(16));
+          }
+        }
+      }
+    }
   };
 
   // Prologue: the first stagingSlots steps in flight.
-  Value group;
-  for (int64_t d = 0; d < stagingSlots; ++d)
-    group = issue(cst(d));
+  perWarp([&](int64_t w) {
+    for (int64_t d = 0; d < std::min(stagingSlots, steps); ++d)
+      issue(cst(d), w);
+  });
   OpBuilder::InsertionGuard guard(b);
   auto [loop, at] = emitRingLoop(cst(0), cst(steps), 1);
   Value kt = loop.getInductionVar();
   auto [stage, k0, aBytes, bBytes] = beginProducerStep(kt, at, m0, n0, tidX);
-  // This thread's copies of step kt: the oldest of its groups in flight.
-  // (cp.async.wait_group counts groups; the token, which the op requires,
-  // is not what is waited for.)
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
-                                   b.getI32IntegerAttr(stagingSlots - 1));
-  Value slot = rem(kt, stagingSlots);
-  for (const Operand &op : operands) {
-    int64_t half = op.rows * op.cols;
-    Value ring = view(op.isA ? aBytes : bBytes,
-                      sharedType({op.rows * op.cols}, bm.inType));
-    SmallVector<PendingChunk> chunks;
-    walk(op, kt, [&](int64_t j, const ChunkGranules &at, Value row, Value col) {
-      Value off = chunkOffset(op, slot, j);
-      auto load = [&](Value index) -> Value {
-        return vector::LoadOp::create(b, loc, vecType, staging,
-                                      ValueRange{index}, /*nontemporal=*/false,
-                                      llvm::MaybeAlign(16));
-      };
-      chunks.push_back({{load(off), load(addC(off, half)), at.shift, at.valid},
-                        ring,
-                        swizzledIndex(row, col, op.rows)});
-    });
-    storeRealigned(chunks);
-  }
+  perWarp([&](int64_t w) { realign(kt, aBytes, bBytes, w); });
   fenceAsyncShared();
   nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
-  issue(addC(kt, stagingSlots));
+  // The warp's threads have read the slot: its first thread refills it
+  // with step kt + stagingSlots.
+  NVVM::SyncWarpOp::create(
+      b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1));
+  Value next = addC(kt, stagingSlots);
+  auto ifMore = scf::IfOp::create(b, loc, ult(next, cst(steps)),
+                                  /*withElse=*/false);
+  b.setInsertionPointToStart(ifMore.thenBlock());
+  perWarp([&](int64_t w) { issue(next, w); });
 }
 
 WgmmaEmitter::StepBuffers WgmmaEmitter::beginProducerStep(Value kt,
@@ -1943,6 +2132,12 @@ scf::ForOp WgmmaEmitter::emit() {
       descA = makeTensorMap(a.source, boxA());
     if (!readB)
       descB = makeTensorMap(bOp.source, boxB());
+    if (stagingSlots > 0) {
+      if (readA)
+        phasesA = makePhaseMaps(a.source, /*isA=*/true);
+      if (readB)
+        phasesB = makePhaseMaps(bOp.source, /*isA=*/false);
+    }
     // A block's half of a tile it shares with its partner: half the rows
     // of a K-major operand's box, or of each 64-column box of an MN-major
     // one (each half starts on a 1024-byte swizzle boundary).
@@ -2051,6 +2246,11 @@ scf::ForOp WgmmaEmitter::emit() {
   empty = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
   if (splitsF32())
     ready = nvgpu::MBarrierCreateOp::create(b, loc, barrierType);
+  if (stagingSlots > 0)
+    landed = nvgpu::MBarrierCreateOp::create(
+        b, loc,
+        nvgpu::MBarrierGroupType::get(b.getContext(), workgroupSpace(),
+                                      stagingSlots * kProducerWarps));
   auto ifFirst = scf::IfOp::create(b, loc, eq(tid, 0), /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -2074,6 +2274,9 @@ scf::ForOp WgmmaEmitter::emit() {
         nvgpu::MBarrierInitOp::create(b, loc, ready, cst(kWarpgroupThreads),
                                       cst(s), Value());
     }
+    // Landed: the arrival of the warp's TMA issuer, with the bytes.
+    for (int64_t i = 0; i < stagingSlots * kProducerWarps; ++i)
+      nvgpu::MBarrierInitOp::create(b, loc, landed, cst(1), cst(i), Value());
     // The barriers are initialized by generic-proxy stores; TMA completes
     // transactions on them through the async proxy: the initialization is
     // made visible to it before the first load (CUTLASS's
@@ -2571,9 +2774,10 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     auto stagingSlots = [&](bool readA, bool readB) -> int64_t {
       if (!(readA || readB) || steps <= maxProducers)
         return 0;
-      int64_t slot = WgmmaEmitter::slotBytes(bm, *stages, readA, readB);
       for (int64_t d = std::min(kMaxStagingSlots, steps); d >= 2; --d)
-        if (checkConfig(bm, *stages, 1, d * slot).empty())
+        if (checkConfig(bm, *stages, 1,
+                        WgmmaEmitter::stagingBytes(bm, readA, readB, d))
+                .empty())
           return d;
       return 0;
     };

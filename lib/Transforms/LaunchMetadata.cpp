@@ -528,7 +528,29 @@ readTensorMap(func::FuncOp func, nvgpu::TmaCreateDescriptorOp create,
   if (auto cast = tensor.getDefiningOp<memref::CastOp>())
     tensor = cast.getSource();
   TensorMapSpec &map = param.tensorMap;
-  if (auto subview = tensor.getDefiningOp<memref::SubViewOp>()) {
+  if (auto view = tensor.getDefiningOp<memref::ReinterpretCastOp>()) {
+    // A strided view of a buffer (every eighth row of a matrix whose rows
+    // TMA cannot read): static sizes, strides and offset, which count from
+    // the buffer's start whatever views lie between.
+    auto [strides, offset] = view.getType().getStridesAndOffset();
+    if (!view.getType().hasStaticShape() || ShapedType::isDynamic(offset) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      return create.emitError()
+             << "tensor map of a reinterpret_cast with a dynamic size, "
+                "stride or offset";
+    map.shape = view.getType().getShape().vec();
+    map.strides.assign(strides.begin(), strides.end());
+    map.offset = offset;
+    tensor = view.getSource();
+    while (true) {
+      if (auto cast = tensor.getDefiningOp<memref::CastOp>())
+        tensor = cast.getSource();
+      else if (auto subview = tensor.getDefiningOp<memref::SubViewOp>())
+        tensor = subview.getSource();
+      else
+        break;
+    }
+  } else if (auto subview = tensor.getDefiningOp<memref::SubViewOp>()) {
     // The leading part of a buffer: zero offsets, unit strides, static
     // sizes.
     if (!llvm::all_of(

@@ -38,7 +38,7 @@
 // RUN: tessel-opt %t/five-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/five-steps -o /dev/null
 // RUN: FileCheck %s --check-prefix=SMALL-GRID --input-file=%t/five-steps/matmul_relu.launch.json
-// RUN: FileCheck %s --check-prefix=SMALL-GRID-PTX --implicit-check-not=cp.async.bulk.tensor --input-file=%t/five-steps/matmul_relu_kernel.ptx
+// RUN: FileCheck %s --check-prefix=SMALL-GRID-PTX --implicit-check-not=cp.async.cg --input-file=%t/five-steps/matmul_relu_kernel.ptx
 // RUN: sed 's/77x19/77x129/g; s/19x33/129x33/g' %t/small-k.mlir > %t/three-steps.mlir
 // RUN: tessel-opt %t/three-steps.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/three-steps -o /dev/null
@@ -259,7 +259,7 @@
 // than 64 blocks reads through staging slots when K has at most 16 steps
 // (the copy would mostly add a launch): K = 129 (three steps, two stages,
 // two producers) and K = 257 (five steps) in 2 blocks take one producer
-// warpgroup with cp.async, (128, 1 + 1) threads and no workspace. K = 1025
+// warpgroup with TMA staging, (128, 1 + 1) threads and no workspace. K = 1025
 // (17 steps) is copied first.
 // TWO-STEPS-NOT: "workspaces"
 // TWO-STEPS-NOT: "tensor_map"
@@ -273,9 +273,8 @@
 // SMALL-GRID-NEXT:   2,
 // SMALL-GRID-NEXT:   1
 // SMALL-GRID-NOT:  "workspaces"
-// SMALL-GRID-NOT:  "tensor_map"
-// SMALL-GRID-PTX-DAG: cp.async.cg.shared.global [{{.+}}], [{{.+}}], 16, {{.+}};
-// SMALL-GRID-PTX-DAG: cp.async.wait_group{{[[:space:]]+}}3;
+// SMALL-GRID-PTX-DAG: cp.async.bulk.tensor.2d
+// SMALL-GRID-PTX-DAG: mbarrier.try_wait.parity
 // COPIED:      "workspaces": [
 // COPIED-NEXT:   {
 // COPIED-NEXT:     "element_type": "f16",
@@ -285,25 +284,52 @@
 // 7332x16x1621: 26 K steps, more than producers can hold, but the matmul
 // does 16 flops per byte of A (whose 1621-element rows are misaligned) in
 // 115 blocks: bound by memory, where copying A would move it twice more.
-// One producer warpgroup copies A's granules with 16-byte cp.async into
-// staging slots four K steps ahead (four slots of 16 KiB after the 64 KiB
-// ring), waits for its own oldest group, and realigns from there; B's
-// aligned rows still come by TMA.
+// One producer warpgroup reads A through staging slots that TMA fills four
+// K steps ahead (four slots of 9 KiB after the 64 KiB ring): A's rows p,
+// p + 8, ... lie 8 x 1621 elements apart, a multiple of 16 bytes, so each
+// row phase p has a tensor map of its own, from the 16-byte boundary at or
+// before row p's start (phase 0: offset 0; phase 4, whose row starts 4
+// elements past one: offset 6480, a row of 1625 elements), boxes of 8 rows
+// of 72 elements, no swizzle. Warp w loads phases w and w + 4 and realigns
+// them by their constant shifts (an odd one: a funnel shift by 16 bits)
+// into the swizzled ring; no cp.async. B's aligned rows still come by TMA.
 // STAGED:          "block": [
 // STAGED-NEXT:       128,
 // STAGED-NEXT:       2,
 // STAGED-NEXT:       1
-// STAGED:          "dynamic_shared_memory": 132096,
+// STAGED:          "dynamic_shared_memory": 103552,
+// STAGED:          "argument": 0,
+// STAGED-NEXT:       "box": [
+// STAGED-NEXT:         8,
+// STAGED-NEXT:         72
+// STAGED-NEXT:       ],
+// STAGED:            "offset": 0,
+// STAGED-NEXT:       "oob_fill": "zero",
+// STAGED-NEXT:       "shape": [
+// STAGED-NEXT:         917,
+// STAGED-NEXT:         1621
+// STAGED-NEXT:       ],
+// STAGED-NEXT:       "strides": [
+// STAGED-NEXT:         12968,
+// STAGED-NEXT:         1
+// STAGED-NEXT:       ],
+// STAGED-NEXT:       "swizzle": "none"
+// STAGED:          "offset": 6480,
+// STAGED-NEXT:       "oob_fill": "zero",
+// STAGED-NEXT:       "shape": [
+// STAGED-NEXT:         916,
+// STAGED-NEXT:         1625
 // STAGED-NOT:      "workspaces"
-// STAGED-PTX-DAG:  cp.async.cg.shared.global [{{.+}}], [{{.+}}], 16, {{.+}};
-// STAGED-PTX-DAG:  cp.async.commit_group;
+// STAGED-PTX-NOT:  cp.async.cg
 // STAGED-PTX-DAG:  mbarrier.arrive.expect_tx
 // STAGED-PTX-DAG:  cp.async.bulk.tensor
-// STAGED-PTX-DAG:  cp.async.wait_group{{[[:space:]]+}}3;
+// STAGED-PTX-DAG:  mbarrier.try_wait.parity
 // STAGED-PTX-DAG:  ld.shared.v4.b32
+// STAGED-PTX-DAG:  shf.l.wrap.b32 {{.+}}, 16;
 // STAGED-PTX-DAG:  st.shared.v4.b32
 // STAGED-PTX-DAG:  fence.proxy.async.shared::cta;
 // STAGED-PTX-DAG:  mbarrier.arrive.shared.b64
+// STAGED-PTX-DAG:  bar.warp.sync
 
 // With read_misaligned_rows_max_k = 0, both are copied first, as for a
 // longer K.

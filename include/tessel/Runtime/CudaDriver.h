@@ -43,6 +43,8 @@ struct TensorMapEncoding {
   uint32_t box[5] = {};
   uint32_t elementStrides[5] = {1, 1, 1, 1, 1};
   int interleave = 0, swizzle = 0, l2Promotion = 0, oobFill = 0;
+  /// Bytes from the buffer's address to the tensor's first element.
+  uint64_t offsetBytes = 0;
 };
 
 /// What a launch decision needs to know about the GPU.

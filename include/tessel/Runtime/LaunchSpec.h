@@ -33,6 +33,13 @@ struct TensorMapSpec {
   /// buffer (a matrix in a workspace whose rows are padded); empty: the
   /// whole buffer.
   std::vector<int64_t> shape;
+  /// With `shape`, a strided view of the buffer instead of its leading
+  /// part: element strides, outermost first (the innermost 1), and the
+  /// view's first element (a multiple of 16 bytes into the buffer). Every
+  /// eighth row of a matrix whose rows lie off 16-byte boundaries is such
+  /// a view (docs/any-shape.md, "Phase maps"). Empty: the buffer's strides.
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
   std::string swizzle = "none";    // "none", "32b", "64b", "128b"
   std::string l2Promotion = "none"; // "none", "64b", "128b", "256b"
   std::string oobFill = "zero";    // "zero", "nan"
