@@ -120,15 +120,21 @@ static constexpr int64_t kMBarrierBytes = 8;
 namespace {
 /// Where a staged read puts an operand's tile of one K step in a staging
 /// slot (emitStagedProducer). The tile's rows are taken in eight phases
-/// (row % 8), each through its own tensor map; a phase's rows of one
-/// 64-column piece form a block of `phaseRows` rows of 72 elements (the
-/// 64 of the piece and the up to 7 before them that the row's 16-byte
-/// aligned start brings, rounded to a granule), padded to 128 bytes (TMA's
-/// destination alignment). Blocks lie piece after piece, phase after phase.
+/// (row % 8), each through its own tensor map; a phase's rows of one piece
+/// (its whole row where TMA's box takes it, else 128 columns) form a block
+/// of `phaseRows` rows of the piece's columns and 8 elements more (the up
+/// to 7 before them that the row's 16-byte aligned start brings, rounded
+/// to a granule), padded to 128 bytes (TMA's destination alignment).
+/// Blocks lie piece after piece, phase after phase. (Rows of 64-column
+/// pieces, 144 bytes for 128 of data, ran 0.95x at 63x13566x4846: TMA's
+/// time follows the lines its rows touch; bench/results/any-shape, "Phase
+/// maps".)
 struct StagedLayout {
   /// The ring tile, as swizzledIndex sees it: rows of `cols` elements.
   int64_t rows, cols;
-  int64_t pieces, phaseRows, blockBytes;
+  int64_t pieceCols, pieces, phaseRows, blockBytes;
+  /// Elements of a staged row of a piece.
+  int64_t rowElems() const { return pieceCols + 8; }
   int64_t bytes() const { return pieces * 8 * blockBytes; }
   /// Bytes from the operand's part of a slot to block (piece, phase).
   int64_t blockOffset(int64_t piece, int64_t phase) const {
@@ -136,9 +142,6 @@ struct StagedLayout {
   }
 };
 } // namespace
-
-/// Elements of a staged row: a 64-column piece and the granule before it.
-static constexpr int64_t kStagedRow = wgmma::kBoxN + 8;
 
 /// The staged layout of A's (`isA`) or B's tile (16-bit elements): A and a
 /// K-major B have rows of one K step, an MN-major B rows of N.
@@ -148,10 +151,13 @@ static StagedLayout stagedLayout(const BlockMatmul &bm, bool isA) {
   StagedLayout s;
   s.rows = isA ? bm.m : kMajor ? bm.n : k;
   s.cols = kMajor ? k : bm.n;
-  s.pieces = llvm::divideCeil(s.cols, wgmma::kBoxN);
+  // TMA boxes are at most 256 elements wide.
+  s.pieceCols = s.cols + 8 <= 256 ? s.cols : 128;
+  s.pieces = llvm::divideCeil(s.cols, s.pieceCols);
   s.phaseRows = s.rows / 8;
-  s.blockBytes = llvm::alignTo(
-      s.phaseRows * kStagedRow * (bm.inType.getIntOrFloatBitWidth() / 8), 128);
+  s.blockBytes = llvm::alignTo(s.phaseRows * s.rowElems() *
+                                   (bm.inType.getIntOrFloatBitWidth() / 8),
+                               128);
   return s;
 }
 
@@ -1001,11 +1007,13 @@ WgmmaEmitter::PhaseMaps WgmmaEmitter::makePhaseMaps(Value source, bool isA) {
   PhaseMaps phases;
   // Pieces of an MN-major tile past the operand's columns (a tile wider
   // than the operand) are not loaded.
-  phases.pieces = std::min<int64_t>(s.pieces, llvm::divideCeil(cols, kBoxN));
+  phases.pieces =
+      std::min<int64_t>(s.pieces, llvm::divideCeil(cols, s.pieceCols));
   for (int64_t p = 0; p < std::min<int64_t>(8, rows); ++p) {
     int64_t first = offset + p * strides[0];
     int64_t shift = first % perGranule;
-    SmallVector<int64_t> shape{llvm::divideCeil(rows - p, 8), cols + shift};
+    SmallVector<int64_t> shape{llvm::divideCeilSigned(rows - p, int64_t(8)),
+                               cols + shift};
     phases.boxRows[p] = std::min(s.phaseRows, shape[0]);
     SmallVector<int64_t> viewStrides{8 * strides[0], 1};
     auto viewType = MemRefType::get(
@@ -1015,10 +1023,10 @@ WgmmaEmitter::PhaseMaps WgmmaEmitter::makePhaseMaps(Value source, bool isA) {
     Value view = memref::ReinterpretCastOp::create(
         b, loc, viewType, source, first - shift, shape, viewStrides);
     Value cast = memref::CastOp::create(b, loc, unranked, view);
-    SmallVector<Value> box{cst(phases.boxRows[p]), cst(kStagedRow)};
+    SmallVector<Value> box{cst(phases.boxRows[p]), cst(s.rowElems())};
     phases.maps[p] = nvgpu::TmaCreateDescriptorOp::create(
         b, loc,
-        tensorMapType({phases.boxRows[p], kStagedRow},
+        tensorMapType({phases.boxRows[p], s.rowElems()},
                       nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
                       nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE),
         cast, box);
@@ -1098,8 +1106,8 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
     for (const Operand &op : operands)
       for (int64_t h = 0; h < 2; ++h)
         if (int64_t p = w + 4 * h; op.phases->maps[p])
-          bytes +=
-              op.phases->pieces * op.phases->boxRows[p] * kStagedRow * inBytes;
+          bytes += op.phases->pieces * op.phases->boxRows[p] * op.s.rowElems() *
+                   inBytes;
     return bytes;
   };
   // Warp w's TMA loads of K step kt into its slot, by its first thread.
@@ -1128,10 +1136,10 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
           // A phase map's row q is the operand's row 8q + p; its column c
           // the row's element c - shift.
           Value row = kMajor ? div(mn0, 8) : div(k0, 8);
-          Value col = kMajor ? k0 : addC(mn0, piece * kBoxN);
-          Value dst =
-              view(addC(base, op.base + op.s.blockOffset(piece, p)),
-                   sharedType({op.phases->boxRows[p], kStagedRow}, bm.inType));
+          Value col = kMajor ? k0 : addC(mn0, piece * op.s.pieceCols);
+          Value dst = view(
+              addC(base, op.base + op.s.blockOffset(piece, p)),
+              sharedType({op.phases->boxRows[p], op.s.rowElems()}, bm.inType));
           nvgpu::TmaAsyncLoadOp::create(b, loc, dst, landed, map,
                                         coordinates(col, row, {}), barrier,
                                         Value(), Value());
@@ -1156,10 +1164,8 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
       for (int64_t h = 0; h < 2; ++h) {
         int64_t p = w + 4 * h;
         for (int64_t piece = 0; piece < op.s.pieces; ++piece) {
-          // The piece's chunks per row: 8, or 4 in the last 32 columns of
-          // an MN-major tile (a multiple of 32 wide).
-          int64_t perRow =
-              std::min<int64_t>(kBoxN, op.s.cols - piece * kBoxN) / kChunk;
+          // The piece's chunks per row (its columns are a multiple of 32).
+          int64_t perRow = op.s.pieceCols / kChunk;
           int64_t chunks = op.s.phaseRows * perRow;
           assert(chunks % kThreadsPerWarp == 0 &&
                  "a phase's chunks in whole rounds of a warp");
@@ -1167,13 +1173,13 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
             Value u = addC(lane, j * kThreadsPerWarp);
             Value q = div(u, perRow), c = rem(u, perRow);
             Value row = addC(mul(q, 8), p);
-            Value col = addC(mul(c, kChunk), piece * kBoxN);
+            Value col = addC(mul(c, kChunk), piece * op.s.pieceCols);
             Value chunk;
             if (!op.phases->maps[p]) {
               chunk = arith::ConstantOp::create(b, loc, b.getZeroAttr(vecType));
             } else {
               Value at =
-                  add(addC(mul(q, kStagedRow),
+                  add(addC(mul(q, op.s.rowElems()),
                            (op.base + op.s.blockOffset(piece, p)) / inBytes),
                       mul(c, kChunk));
               auto load = [&](Value index) -> Value {
@@ -1204,10 +1210,10 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
   OpBuilder::InsertionGuard guard(b);
   auto [loop, at] = emitRingLoop(cst(0), cst(steps), 1);
   Value kt = loop.getInductionVar();
-  auto [stage, k0, aBytes, bBytes] = beginProducerStep(kt, at, m0, n0, tidX);
-  perWarp([&](int64_t w) { realign(kt, aBytes, bBytes, w); });
+  StepBuffers step = beginProducerStep(kt, at, m0, n0, tidX);
+  perWarp([&](int64_t w) { realign(kt, step.aBytes, step.bBytes, w); });
   fenceAsyncShared();
-  nvgpu::MBarrierArriveOp::create(b, loc, full, stage);
+  nvgpu::MBarrierArriveOp::create(b, loc, full, step.stage);
   // The warp's threads have read the slot: its first thread refills it
   // with step kt + stagingSlots.
   NVVM::SyncWarpOp::create(
