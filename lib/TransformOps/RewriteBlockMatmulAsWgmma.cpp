@@ -224,12 +224,12 @@ public:
   /// `readA` / `readB`: the producer warpgroups read that operand
   /// themselves (rows TMA cannot read) instead of loading it with TMA.
   /// `producers`: producer warpgroups, taking K steps in turn.
-  /// `stagingSlots`: when not 0, one producer warpgroup copies the read
-  /// operands' granules asynchronously (cp.async) into that many staging
-  /// slots ahead of the ring, and realigns them from there.
+  /// `stagingSlots`: when not 0, one producer warpgroup loads the read
+  /// operands' tiles with TMA through their phase maps into that many
+  /// staging slots ahead of the ring, and realigns them from there.
   /// `splits`: the blocks of a cluster (along z) that each take a range
   /// of K steps and reduce their partial tiles through distributed shared
-  /// memory (TMA-loaded operands only).
+  /// memory (operands loaded by TMA, or read through staging slots).
   /// `persistentTiles`: when not 0, the block walks tiles block, block +
   /// grid, ... of that many (the launch's grid before it became
   /// persistent, `grid`, linearized), its producer loading a tile's first
@@ -256,8 +256,8 @@ public:
         l(computeLayout(bm, stages, producers,
                         stagingBytes(bm, readA, readB, stagingSlots), splits,
                         persistentTiles > 0)) {
-    assert((splits == 1 || (!readA && !readB)) &&
-           "split-K reads its operands with TMA");
+    assert((splits == 1 || stagingSlots > 0 || (!readA && !readB)) &&
+           "split-K reads its operands with TMA (staged reads too)");
     assert((persistentTiles == 0 ||
             (!readA && !readB && splits == 1 && l.parts == 1)) &&
            "a persistent block reads its operands with TMA, unsplit");
@@ -1062,6 +1062,7 @@ Value WgmmaEmitter::shiftOut(Value lo, Value hi, int64_t shift,
 }
 
 void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
+  // The block's K steps (split-K: its range from kBegin).
   int64_t steps = tileSteps();
   int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
   int64_t slotSize = slotBytes(bm, readA, readB);
@@ -1118,7 +1119,7 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
     Value slot = rem(kt, stagingSlots);
     Value barrier = addC(mul(slot, kProducerWarps), w);
     Value base = slotOffset(slot);
-    Value k0 = mul(kt, tileK());
+    Value k0 = mul(splits > 1 ? add(kBegin, kt) : kt, tileK());
     OpBuilder::InsertionGuard guard(b);
     auto ifFirst = scf::IfOp::create(b, loc, eq(lane, 0), /*withElse=*/false);
     b.setInsertionPointToStart(ifFirst.thenBlock());
@@ -1204,11 +1205,19 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
 
   // Prologue: the first stagingSlots steps in flight.
   perWarp([&](int64_t w) {
-    for (int64_t d = 0; d < std::min(stagingSlots, steps); ++d)
+    for (int64_t d = 0; d < std::min(stagingSlots, steps); ++d) {
+      OpBuilder::InsertionGuard guard(b);
+      if (splits > 1) {
+        // A split's range may be shorter than the slots.
+        auto ifStep = scf::IfOp::create(b, loc, ult(cst(d), kSteps),
+                                        /*withElse=*/false);
+        b.setInsertionPointToStart(ifStep.thenBlock());
+      }
       issue(cst(d), w);
+    }
   });
   OpBuilder::InsertionGuard guard(b);
-  auto [loop, at] = emitRingLoop(cst(0), cst(steps), 1);
+  auto [loop, at] = emitRingLoop(cst(0), kSteps, 1);
   Value kt = loop.getInductionVar();
   StepBuffers step = beginProducerStep(kt, at, m0, n0, tidX);
   perWarp([&](int64_t w) { realign(kt, step.aBytes, step.bBytes, w); });
@@ -1219,7 +1228,7 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
   NVVM::SyncWarpOp::create(
       b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1));
   Value next = addC(kt, stagingSlots);
-  auto ifMore = scf::IfOp::create(b, loc, ult(next, cst(steps)),
+  auto ifMore = scf::IfOp::create(b, loc, ult(next, kSteps),
                                   /*withElse=*/false);
   b.setInsertionPointToStart(ifMore.thenBlock());
   perWarp([&](int64_t w) { issue(next, w); });
@@ -2768,9 +2777,10 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       readable[i] = type.getStridesAndOffset().second != ShapedType::kDynamic &&
                     operand->batchRank() == 0 && !bm.inType.isF32();
     }
-    // Split-K, persistent and multicasting blocks load their operands with
-    // TMA: misaligned rows are copied.
-    bool tmaOnly = splits > 1 || persistent || clusterDim;
+    // Persistent and multicasting blocks load their operands with TMA:
+    // misaligned rows are copied. Split-K blocks read them only through
+    // staging slots (TMA's phase maps), not with the register producers.
+    bool tmaOnly = persistent || clusterDim;
     bool mayRead[2] = {misaligned[0] && readable[0] && !tmaOnly,
                        misaligned[1] && readable[1] && !tmaOnly};
     // With more K steps than producers, one producer warpgroup copies the
@@ -2778,19 +2788,21 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // shared memory holds (2 to kMaxStagingSlots), which keeps that many
     // steps in flight without registers.
     auto stagingSlots = [&](bool readA, bool readB) -> int64_t {
-      if (!(readA || readB) || steps <= maxProducers)
+      if (!(readA || readB) || (splits == 1 && steps <= maxProducers))
         return 0;
       for (int64_t d = std::min(kMaxStagingSlots, steps); d >= 2; --d)
         if (checkConfig(bm, *stages, 1,
-                        WgmmaEmitter::stagingBytes(bm, readA, readB, d))
+                        WgmmaEmitter::stagingBytes(bm, readA, readB, d), splits)
                 .empty())
           return d;
       return 0;
     };
     bool readInKernel;
-    if (readMaxK >= 0) {
+    if (splits > 1 && stagingSlots(mayRead[0], mayRead[1]) == 0) {
+      readInKernel = false;
+    } else if (readMaxK >= 0) {
       readInKernel = fullK <= readMaxK;
-    } else if (steps <= maxProducers) {
+    } else if (splits == 1 && steps <= maxProducers) {
       readInKernel = true;
     } else {
       // Beyond that, the staged reads win where the matmul is bound by
@@ -2805,8 +2817,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       double bytes = double(inBytes) * ((mayRead[0] ? fullM * fullK : 0) +
                                         (mayRead[1] ? fullK * fullN : 0));
       double flops = 2.0 * fullM * fullN * fullK;
-      int64_t blocks =
-          llvm::divideCeil(fullM, bm.m) * llvm::divideCeil(fullN, bm.n);
+      int64_t blocks = llvm::divideCeil(fullM, bm.m) *
+                       llvm::divideCeil(fullN, bm.n) * splits;
       // In fewer blocks, a short K is read too: the copy is then mostly
       // its launch and its latency, which one launch saves. Measured on an
       // H100 against the copy with programmatic dependent launch

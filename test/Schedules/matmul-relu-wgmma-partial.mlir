@@ -52,6 +52,9 @@
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/staged -o /dev/null
 // RUN: FileCheck %s --check-prefix=STAGED --input-file=%t/staged/matmul_relu.launch.json
 // RUN: FileCheck %s --check-prefix=STAGED-PTX --input-file=%t/staged/matmul_relu_kernel.ptx
+// RUN: tessel-opt %t/staged.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=64,stages=4,group_m=1,split_k=2" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/staged-split -o /dev/null
+// RUN: FileCheck %s --check-prefix=STAGED-SPLIT --input-file=%t/staged-split/matmul_relu.launch.json
 // RUN: sed 's/77x19/2000x1000/g; s/19x33/1000x4096/g; s/77x33/2000x4096/g' %t/small-k.mlir > %t/wide-a.mlir
 // RUN: tessel-opt %t/wide-a.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=256,stages=4,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/wide-a -o /dev/null
@@ -330,6 +333,16 @@
 // STAGED-PTX-DAG:  fence.proxy.async.shared::cta;
 // STAGED-PTX-DAG:  mbarrier.arrive.shared.b64
 // STAGED-PTX-DAG:  bar.warp.sync
+
+// Split in two along K (clusters of two blocks), the blocks read A through
+// the phase maps too, each its half of the K steps: no workspace.
+// STAGED-SPLIT:      "cluster": [
+// STAGED-SPLIT-NEXT:   1,
+// STAGED-SPLIT-NEXT:   1,
+// STAGED-SPLIT-NEXT:   2
+// STAGED-SPLIT:      "strides": [
+// STAGED-SPLIT-NEXT:   12968,
+// STAGED-SPLIT-NOT:  "workspaces"
 
 // With read_misaligned_rows_max_k = 0, both are copied first, as for a
 // longer K.
