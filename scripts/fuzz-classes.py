@@ -1178,7 +1178,8 @@ def gen_bad_launch_spec(rng):
     else:  # tensor-map
         rank = len(spec["arguments"][arg]["shape"])
         box = [rng.randint(1, 256) for _ in range(rank)]
-        bad = rng.choice(["rank", "box-small", "box-large", "swizzle", "shape"])
+        bad = rng.choice(["rank", "box-small", "box-large", "swizzle", "shape",
+                          "strided"])
         tm = {"kind": "tensor_map", "argument": arg, "box": box,
               "swizzle": "128b", "l2_promotion": "256b", "oob_fill": "zero",
               "interleave": "none"}
@@ -1189,11 +1190,33 @@ def gen_bad_launch_spec(rng):
         elif bad == "box-large":
             tm["box"][rng.randrange(rank)] = rng.randint(257, 2**62)
         elif bad == "swizzle":
+            # ("256b" is a valid l2_promotion: "512b" is no field's value.)
             tm[rng.choice(["swizzle", "l2_promotion", "oob_fill", "interleave"])] = \
-                rng.choice(["256b", "yes", "", ident(rng)])
-        else:
+                rng.choice(["512b", "yes", "", ident(rng)])
+        elif bad == "shape":
             tm["shape"] = [d + rng.randint(1, 2**40)
                            for d in spec["arguments"][arg]["shape"]]
+        else:
+            # A strided view (a staged read's phase map) that reaches past
+            # its buffer, has a stride below 1 or an inner stride other than
+            # 1, a negative offset, or sizes whose span overflows 64 bits.
+            shape = spec["arguments"][arg]["shape"]
+            tm["shape"] = list(shape)
+            tm["strides"] = [1] * rank
+            tm["offset"] = 0
+            how = rng.choice(["past", "zero", "inner", "offset", "overflow"])
+            if how == "past":
+                tm["offset"] = rng.randint(1, 2**40)
+            elif how == "zero":
+                tm["strides"][rng.randrange(rank)] = rng.choice([0, -1])
+            elif how == "inner":
+                tm["strides"][-1] = rng.randint(2, 64)
+            elif how == "offset":
+                tm["offset"] = -rng.randint(1, 2**62)
+            else:
+                tm["shape"] = [2**62] * rank
+                tm["strides"] = [2**62] * (rank - 1) + [1]
+            bad += "-" + how
         launch["params"].append(tm)
         kind += ":" + bad
     text = json.dumps(spec, indent=1)

@@ -3,6 +3,7 @@
 #include "tessel/Runtime/LaunchSpec.h"
 #include "tessel/Runtime/InputFiles.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -359,18 +360,22 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
                      "rank of " +
                      what + " #" + llvm::Twine(param.argument));
       if (!map.strides.empty()) {
-        // A strided view: its last element inside the buffer.
-        int64_t elements = 1, last = map.offset;
+        // A strided view: its last element inside the buffer (sizes that
+        // overflow 64 bits do not fit).
+        std::optional<int64_t> elements = 1, last = map.offset;
         for (int64_t dim : bufferShape)
-          elements *= dim;
+          elements = elements ? llvm::checkedMul(*elements, dim) : elements;
         bool fits = map.shape.size() == map.strides.size() &&
                     map.strides.size() == bufferShape.size() &&
                     map.strides.back() == 1 && map.offset >= 0;
         for (auto [dim, stride] : llvm::zip(map.shape, map.strides)) {
           fits = fits && dim >= 1 && stride >= 1;
-          last += (dim - 1) * stride;
+          if (!fits || !last)
+            continue;
+          std::optional<int64_t> span = llvm::checkedMul(dim - 1, stride);
+          last = span ? llvm::checkedAdd(*last, *span) : std::nullopt;
         }
-        if (!fits || last >= elements)
+        if (!fits || !elements || !last || *last >= *elements)
           return error("launch of '" + launch.kernel +
                        "' has a strided tensor map that does not fit in " +
                        what + " #" + llvm::Twine(param.argument));
