@@ -2771,11 +2771,13 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
          llvm::enumerate(std::array<TiledOperand *, 2>{&*a, &*bOperand})) {
       auto type = cast<MemRefType>(operand->source.getType());
       misaligned[i] = !hasAlignedRows(type, 16) && !transposed[i];
-      // The producer's aligned loads need the buffer's start and a static
-      // offset from it, and read matrices, not batches of them.
-      // The producers read 16-bit values (f32 rows are copied).
+      // The producer's aligned loads and the phase maps need the buffer's
+      // start, a static offset from it and static sizes, and read
+      // matrices, not batches of them. The producers read 16-bit values
+      // (f32 rows are copied).
       readable[i] = type.getStridesAndOffset().second != ShapedType::kDynamic &&
-                    operand->batchRank() == 0 && !bm.inType.isF32();
+                    type.hasStaticShape() && operand->batchRank() == 0 &&
+                    !bm.inType.isF32();
     }
     // Persistent and multicasting blocks load their operands with TMA:
     // misaligned rows are copied. Split-K blocks read them only through
