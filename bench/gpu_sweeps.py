@@ -21,13 +21,12 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TESTS = ("knob-sweep-persistent-gpu", "knob-sweep-stream-k-gpu",
-         "knob-sweep-cluster-gpu",
-         "knob-sweep-split-gpu", "knob-sweep-gpu")
+         "knob-sweep-cluster-gpu", "knob-sweep-split-gpu",
+         "knob-sweep-staged-read-gpu", "knob-sweep-gpu")
 
 
-def sweep_commands(test):
-    """The check_shapes.py commands of a lit test's RUN lines (continued
-    lines joined, the pipe to FileCheck dropped)."""
+def run_commands(test):
+    """A lit test's RUN commands (continued lines joined)."""
     lines = [line[len("# RUN:"):].strip()
              for line in (ROOT / "test" / "Runtime" / f"{test}.test")
              .read_text().splitlines() if line.startswith("# RUN:")]
@@ -37,7 +36,33 @@ def sweep_commands(test):
         if not line.endswith("\\"):
             commands.append(current.strip())
             current = ""
-    return [c.split("|")[0] for c in commands if "check_shapes.py" in c]
+    return commands
+
+
+def sweep_commands(test):
+    """The check_shapes.py commands of a lit test's RUN lines, the pipe to
+    FileCheck dropped."""
+    return [c.split("|")[0] for c in run_commands(test)
+            if "check_shapes.py" in c]
+
+
+def setup_commands(test):
+    """The RUN lines that write a file the sweeps read (a schedule edited
+    with sed, e.g. knob-sweep-staged-read-gpu's)."""
+    return [c for c in run_commands(test)
+            if c.startswith("sed ") and "check_shapes.py" not in c]
+
+
+def substitute(command, test, i, bundle, out):
+    """lit's substitutions: %t.<name> is the test's file <name> in OUT, but
+    the sweep's own JSON (--out %t.<name>) is numbered by the sweep."""
+    command = command.replace("--out %t.", f"--out {out}/{test}-{i}.")
+    return (command.replace("%tessel_src/", f"{ROOT}/")
+            .replace("%tessel_tools", f"{bundle}/bin")
+            .replace("%schedules", f"{bundle}/schedules")
+            .replace("%S/", f"{ROOT}/test/Runtime/")
+            .replace("%t.", f"{out}/{test}.")
+            .replace("%%", "%"))
 
 
 def main():
@@ -60,6 +85,13 @@ def main():
     ok = True
     for test in args.tests.split(","):
         taken = 0
+        for command in setup_commands(test):
+            r = subprocess.run(substitute(command, test, 0, bundle, out),
+                               shell=True, capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"{test}: setup failed: {command}\n{r.stderr}",
+                      flush=True)
+                ok = False
         for i, command in enumerate(sweep_commands(test)):
             if args.match not in command:
                 continue
@@ -68,11 +100,7 @@ def main():
             if args.first and taken == args.first:
                 break
             taken += 1
-            command = (command.replace("%tessel_src/", f"{ROOT}/")
-                       .replace("%tessel_tools", f"{bundle}/bin")
-                       .replace("%schedules", f"{bundle}/schedules")
-                       .replace("%S/", f"{ROOT}/test/Runtime/")
-                       .replace("%t.", f"{out}/{test}-{i}."))
+            command = substitute(command, test, i, bundle, out)
             left = deadline - time.time()
             if left < 20:
                 print(f"{test} {i}: not run (time)", flush=True)
