@@ -506,8 +506,6 @@ private:
     int64_t pieces = 0;
   };
   PhaseMaps makePhaseMaps(Value source, bool isA);
-  /// The 16 bytes `shift` elements into the 32 of `lo` and `hi`.
-  Value shiftOut(Value lo, Value hi, int64_t shift, VectorType type);
   /// The TMA loads of K step `k0`'s operands that TMA reads into ring
   /// `stage` (at `aBytes`, `bBytes`), with the transaction count: by one
   /// thread (thread 0 when the others fill operands themselves).
@@ -1035,32 +1033,6 @@ WgmmaEmitter::PhaseMaps WgmmaEmitter::makePhaseMaps(Value source, bool isA) {
   return phases;
 }
 
-Value WgmmaEmitter::shiftOut(Value lo, Value hi, int64_t shift,
-                             VectorType type) {
-  if (shift == 0)
-    return lo;
-  Type i32 = b.getI32Type();
-  auto wordsType = VectorType::get({4}, i32);
-  SmallVector<Value> w;
-  for (Value granule : {lo, hi}) {
-    Value words = vector::BitCastOp::create(b, loc, wordsType, granule);
-    for (int64_t i = 0; i < 4; ++i)
-      w.push_back(vector::ExtractOp::create(b, loc, words, i));
-  }
-  // 16-bit elements: word i of the chunk holds elements shift + 2i and
-  // shift + 2i + 1; an odd shift takes the upper half of one word and the
-  // lower half of the next (a funnel shift by 16 bits).
-  SmallVector<Value> out;
-  Value sixteen = arith::ConstantIntOp::create(b, loc, i32, 16);
-  for (int64_t i = 0, k = shift / 2; i < 4; ++i)
-    out.push_back(shift % 2 == 0 ? w[k + i]
-                                 : LLVM::FshrOp::create(b, loc, w[k + i + 1],
-                                                        w[k + i], sixteen)
-                                       .getResult());
-  Value words = vector::FromElementsOp::create(b, loc, wordsType, out);
-  return vector::BitCastOp::create(b, loc, type, words);
-}
-
 void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
   // The block's K steps (split-K: its range from kBegin).
   int64_t steps = tileSteps();
@@ -1188,10 +1160,14 @@ void WgmmaEmitter::emitStagedProducer(Value m0, Value n0, Value tidX) {
                     b, loc, vecType, staging, ValueRange{index},
                     /*nontemporal=*/false, llvm::MaybeAlign(16));
               };
+              // realignChunk's shift network folds away for the phase's
+              // constant shift (a funnel shift by 16 bits where it is odd).
               int64_t shift = op.phases->shift[p];
               Value lo = load(at);
-              Value hi = shift ? load(addC(at, kChunk)) : Value();
-              chunk = shiftOut(lo, hi, shift, vecType);
+              chunk = shift == 0 ? lo
+                                 : realignChunk({lo, load(addC(at, kChunk)),
+                                                 cst(shift), cst(kChunk)},
+                                                vecType);
             }
             vector::StoreOp::create(
                 b, loc, chunk, ring,
@@ -2785,10 +2761,11 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     bool tmaOnly = persistent || clusterDim;
     bool mayRead[2] = {misaligned[0] && readable[0] && !tmaOnly,
                        misaligned[1] && readable[1] && !tmaOnly};
-    // With more K steps than producers, one producer warpgroup copies the
-    // granules asynchronously (cp.async) into staging slots, as many as
-    // shared memory holds (2 to kMaxStagingSlots), which keeps that many
-    // steps in flight without registers.
+    // With more K steps than producers (or split K), one producer
+    // warpgroup loads the tiles with TMA through the phase maps into
+    // staging slots, as many as shared memory holds (2 to
+    // kMaxStagingSlots), which keeps that many steps in flight without
+    // registers.
     auto stagingSlots = [&](bool readA, bool readB) -> int64_t {
       if (!(readA || readB) || (splits == 1 && steps <= maxProducers))
         return 0;
