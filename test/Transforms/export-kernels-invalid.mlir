@@ -384,3 +384,24 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// A tensor map of a strided view (a staged read's phase map) needs the
+// view's sizes, strides and offset as constants: the runtime encodes them.
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, assembly = "">]
+  func.func @dynamic_view(%a: memref<64x99xf16>) {
+    %c1 = arith.constant 1 : index
+    %off = arith.constant 3 : index
+    %c8 = arith.constant 8 : index
+    %c72 = arith.constant 72 : index
+    %view = memref.reinterpret_cast %a to offset: [%off], sizes: [8, 99], strides: [792, 1] : memref<64x99xf16> to memref<8x99xf16, strided<[792, 1], offset: ?>>
+    %cast = memref.cast %view : memref<8x99xf16, strided<[792, 1], offset: ?>> to memref<*xf16>
+    // expected-error@below {{tensor map of a reinterpret_cast with a dynamic size, stride or offset}}
+    %map = nvgpu.tma.create.descriptor %cast box[%c8, %c72] : memref<*xf16> -> <tensor = memref<8x72xf16, #gpu.address_space<workgroup>>, swizzle = none, l2promo = l2promo_128b, oob = zero, interleave = none>
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%map : !nvgpu.tensormap.descriptor<tensor = memref<8x72xf16, #gpu.address_space<workgroup>>, swizzle = none, l2promo = l2promo_128b, oob = zero, interleave = none>)
+    return
+  }
+}
