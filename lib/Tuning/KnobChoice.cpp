@@ -851,13 +851,26 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // read them itself (16-bit inputs, a K of at most 4 steps, or a
   // memory-bound matmul: RewriteBlockMatmulAsWgmma.cpp's default, which
   // ran 1.14x-1.42x faster than the copy, docs/any-shape.md): the rule
-  // leaves those non-persistent.
+  // leaves those non-persistent. Except a K of at most 4 steps with an
+  // operand whose rows are misaligned (B's rows are N long stored [k, n],
+  // K long stored [n, k]) and an output whose rows are 4-byte aligned:
+  // there the epilogue is most of a tile's time, and persistent blocks,
+  // which load the next tile during it, ran 1.02x-1.21x faster than the
+  // rule's non-persistent kernels (reading or copying) on 15 such shapes,
+  // 1.134x in geometric mean, 1.140x on the 11 it was not fitted on (H200,
+  // 2026-11-29, bench/results/any-shape, "Short K: persistent blocks"). With
+  // 2-byte output rows (16-bit, odd N) they ran 0.69x-0.71x (the persistent
+  // epilogue's 64-column subtiles store single elements), and a Linear layer of
+  // aligned inputs and 4-byte output rows (2048x14338x96 f16) 0.89x.
+  bool bRowsMisaligned = ((s.bKMajor ? s.k : s.n) * s.inBytes) % 16 != 0;
+  bool shortKReads = kSteps <= 4 && ((s.n * s.outBytes) % 4 != 0 ||
+                                     !(misalignedA || bRowsMisaligned));
   double misalignedBytes = double(s.inBytes) * s.batch *
                            ((misalignedA ? double(s.m) * s.k : 0) +
                             (misalignedB ? double(s.k) * s.n : 0));
-  bool readInKernel = wgmma && s.inBytes == 2 && misalignedBytes > 0 &&
-                      (kSteps <= 4 ||
-                       2.0 * s.m * s.n * s.k * s.batch <= 64 * misalignedBytes);
+  bool readInKernel =
+      wgmma && s.inBytes == 2 && misalignedBytes > 0 &&
+      (shortKReads || 2.0 * s.m * s.n * s.k * s.batch <= 64 * misalignedBytes);
   // TF32 is the exception: its blocks of one tile ran 1.020x-1.041x
   // faster persistent on five shapes of about one wave (H100,
   // bench/results/f32/README.md, "one tile per block"), where 16-bit ones
