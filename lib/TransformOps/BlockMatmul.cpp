@@ -502,13 +502,15 @@ Value KernelBuilder::flatView(Value source) {
 }
 
 KernelBuilder::ChunkGranules
-KernelBuilder::chunkGranuleIndices(Value source, Value flat, Value row,
-                                   Value col, Value valid) {
+KernelBuilder::loadChunkGranules(Value source, Value flat, Value row, Value col,
+                                 Value valid) {
   auto type = cast<MemRefType>(source.getType());
   auto [strides, offset] = type.getStridesAndOffset();
   int64_t perGranule = 128 / type.getElementTypeBitWidth();
   int64_t extent = cast<MemRefType>(flat.getType()).getDimSize(0);
-  // The chunk's first element, or the buffer's when none is valid.
+  // The chunk's first element, or the buffer's when none is valid. A
+  // batched `source`'s rows are counted over all its matrices, which must
+  // be contiguous (isCopyable).
   Value first = addC(add(mul(row, strides.end()[-2]), col), offset);
   if (getConstantIntValue(valid) != perGranule)
     first = select(eq(valid, 0), cst(offset), first);
@@ -517,21 +519,13 @@ KernelBuilder::chunkGranuleIndices(Value source, Value flat, Value row,
   // (then no valid element is read from it).
   Value hi = arith::MinUIOp::create(b, loc, addC(lo, perGranule),
                                     cst((extent - 1) & -perGranule));
-  return {lo, hi, sub(first, lo), valid};
-}
-
-KernelBuilder::ChunkGranules
-KernelBuilder::loadChunkGranules(Value source, Value flat, Value row, Value col,
-                                 Value valid) {
-  auto type = cast<MemRefType>(source.getType());
-  int64_t perGranule = 128 / type.getElementTypeBitWidth();
-  ChunkGranules at = chunkGranuleIndices(source, flat, row, col, valid);
+  Value shift = sub(first, lo);
   auto granuleType = VectorType::get({perGranule}, type.getElementType());
   auto load = [&](Value index) -> Value {
     return vector::LoadOp::create(b, loc, granuleType, flat, ValueRange{index},
                                   /*nontemporal=*/false, llvm::MaybeAlign(16));
   };
-  return {load(at.lo), load(at.hi), at.shift, valid};
+  return {load(lo), load(hi), shift, valid};
 }
 
 Value KernelBuilder::realignChunk(const ChunkGranules &g, VectorType type) {

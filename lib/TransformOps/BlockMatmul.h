@@ -279,14 +279,6 @@ protected:
   struct ChunkGranules {
     mlir::Value lo, hi, shift, valid;
   };
-  /// Where the granules of the chunk of `valid` elements at (row, col) of
-  /// `source` lie in `flat` (its flatView): `lo` and `hi` are element
-  /// indices of 16-byte aligned granules of `flat` (values here are
-  /// indices, not vectors). A batched `source`'s rows are counted over all
-  /// its matrices, which must be contiguous (isCopyable).
-  ChunkGranules chunkGranuleIndices(mlir::Value source, mlir::Value flat,
-                                    mlir::Value row, mlir::Value col,
-                                    mlir::Value valid);
   /// Loads the granules of the chunk of `valid` elements at (row, col) of
   /// `source` through `flat` (its flatView): two aligned 16-byte loads and
   /// no branch. Both stay within granules that hold an element of the
