@@ -859,9 +859,11 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // rule's non-persistent kernels (reading or copying) on 15 such shapes,
   // 1.134x in geometric mean, 1.140x on the 11 it was not fitted on (H200,
   // 2026-11-29, bench/results/any-shape, "Short K: persistent blocks"). With
-  // 2-byte output rows (16-bit, odd N) they ran 0.69x-0.71x (the persistent
-  // epilogue's 64-column subtiles store single elements), and a Linear layer of
-  // aligned inputs and 4-byte output rows (2048x14338x96 f16) 0.89x.
+  // 2-byte output rows (16-bit, odd N) they ran 0.69x-0.71x (single-element
+  // stores, and one persistent block per SM where the non-persistent kernel
+  // fits two: 117,760 against 99,328 bytes at 128x256 with 2 stages), and a
+  // Linear layer of aligned inputs and 4-byte output rows (2048x14338x96
+  // f16) 0.89x.
   bool bRowsMisaligned = ((s.bKMajor ? s.k : s.n) * s.inBytes) % 16 != 0;
   bool shortKReads = kSteps <= 4 && ((s.n * s.outBytes) % 4 != 0 ||
                                      !(misalignedA || bRowsMisaligned));
