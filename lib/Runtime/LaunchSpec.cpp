@@ -360,11 +360,11 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
                      "rank of " +
                      what + " #" + llvm::Twine(param.argument));
       if (!map.strides.empty()) {
-        // A strided view: its last element inside the buffer (sizes that
-        // overflow 64 bits do not fit).
-        std::optional<int64_t> elements = 1, last = map.offset;
-        for (int64_t dim : bufferShape)
-          elements = elements ? llvm::checkedMul(*elements, dim) : elements;
+        // A strided view: its last element inside the buffer (a span that
+        // overflows 64 bits does not fit; the buffer's own size was checked
+        // above, byteSize).
+        int64_t elements = space[param.argument].numElements();
+        std::optional<int64_t> last = map.offset;
         bool fits = map.shape.size() == map.strides.size() &&
                     map.strides.size() == bufferShape.size() &&
                     map.strides.back() == 1 && map.offset >= 0;
@@ -375,7 +375,7 @@ static llvm::Error validate(const HostFunctionSpec &spec) {
           std::optional<int64_t> span = llvm::checkedMul(dim - 1, stride);
           last = span ? llvm::checkedAdd(*last, *span) : std::nullopt;
         }
-        if (!fits || !elements || !last || *last >= *elements)
+        if (!fits || !last || *last >= elements)
           return error("launch of '" + launch.kernel +
                        "' has a strided tensor map that does not fit in " +
                        what + " #" + llvm::Twine(param.argument));

@@ -487,8 +487,11 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
                                 "multicasts",
                                 cluster));
   // Rows that are not 16-byte aligned, which TMA cannot read (copied, or
-  // read by the producers). Without the layout of B, its rows count as
-  // misaligned when either of its dimensions is.
+  // read by the producers). B's rows count as misaligned when either of
+  // its dimensions is, whatever its layout (s.bKMajor): the terms below
+  // were fitted so; a B stored [n, k] with only N misaligned was not
+  // measured apart (the short-K persistent exception below reads B's rows
+  // by its layout).
   // A's rows, as stored: K long, or M for an A stored [k, m].
   int64_t aRowBytes = (s.aKMajor ? s.k : s.m) * s.inBytes;
   bool misalignedA = aRowBytes % 16 != 0;
