@@ -19,8 +19,9 @@ cases.json is a list of cases:
                    "new": {"knobs": "tile_m=128,tile_n=192,stages=4,group_m=8",
                            "schedule": "schedules/matmul_relu_wgmma.mlir"}}}]
 
-A case with "weight": "nk" is a Linear layer with ReLU and no bias, its
-weight stored [n, k] (K-major B; tessel.compile_linear). A variant without
+A case with "weight": "nk" is a Linear layer with ReLU, its weight stored
+[n, k] (K-major B; tessel.compile_linear), and no bias unless the case
+has "bias": true (cuBLASLt then adds the same bias). A variant without
 "knobs" takes the rule's (no tuning records are read).
 A variant {"contender": "cublaslt"} times cuBLASLt's fused ReLU
 (`torch._addmm_activation(zero_bias, a, b)`) on the same inputs, checked
@@ -77,7 +78,8 @@ def main():
             chip=device.chip, sm_count=device.sm_count)
         m, n, k, dtype = case["m"], case["n"], case["k"], case["dtype"]
         if case.get("weight", "kn") == "nk":
-            return tessel.compile_linear(m, n, k, dtype, bias=False,
+            return tessel.compile_linear(m, n, k, dtype,
+                                         bias=bool(case.get("bias")),
                                          activation="relu", weight="nk",
                                          **options)
         return tessel.compile_matmul_relu(m, n, k, dtype, **options)
@@ -101,9 +103,15 @@ def main():
                         dtype=tdts[dtype])
         bt = b.t() if nk else b
         c = torch.empty(m, n, device="cuda", dtype=tdts[dtype])
-        ref = torch.relu(a.double() @ bt.double())
+        # A Linear layer's bias (only with the weight [n, k]).
+        bias = (torch.randn(n, device="cuda", dtype=tdts[dtype])
+                if nk and case.get("bias") else None)
+        ref = a.double() @ bt.double()
+        ref = torch.relu(ref if bias is None else ref + bias.double())
         row = {"m": m, "n": n, "k": k, "dtype": dtype,
-               "weight": "nk" if nk else "kn", "variants": {}}
+               "weight": "nk" if nk else "kn", "bias": bias is not None,
+               "variants": {}}
+        extra = () if bias is None else (bias,)
         kernels = {}
         for name, v in case["variants"].items():
             out = row["variants"][name] = {}
@@ -111,7 +119,8 @@ def main():
                 # timed(): the call that is timed; run(): it, leaving the
                 # output in c to be checked.
                 if v.get("contender") == "cublaslt":
-                    zero = torch.zeros(n, device="cuda", dtype=tdts[dtype])
+                    zero = (bias if bias is not None else
+                            torch.zeros(n, device="cuda", dtype=tdts[dtype]))
                     timed = (lambda z=zero:
                              torch._addmm_activation(z, a, bt))
                     run = (lambda t=timed: c.copy_(t()))
@@ -121,7 +130,7 @@ def main():
                 else:
                     comp = compiled[(i, name)].result()
                     kern = tessel.Kernel(comp, device)
-                    timed = run = (lambda kern=kern: kern(a, b, c))
+                    timed = run = (lambda kern=kern: kern(a, b, *extra, c))
                     out.update(knobs=comp.knobs, source=comp.knob_source,
                                launches=len(json.loads(
                                    comp.launch_file.read_text())["launches"]))
