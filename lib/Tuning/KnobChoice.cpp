@@ -487,15 +487,13 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
                                 "multicasts",
                                 cluster));
   // Rows that are not 16-byte aligned, which TMA cannot read (copied, or
-  // read by the producers). B's rows count as misaligned when either of
-  // its dimensions is, whatever its layout (s.bKMajor): the terms below
-  // were fitted so; a B stored [n, k] with only N misaligned was not
-  // measured apart (the short-K persistent exception below reads B's rows
-  // by its layout).
-  // A's rows, as stored: K long, or M for an A stored [k, m].
+  // read by the producers), as stored: A's are K long, or M for an A
+  // stored [k, m]; B's N long, or K for a B stored [n, k] (a Linear
+  // layer's weight).
   int64_t aRowBytes = (s.aKMajor ? s.k : s.m) * s.inBytes;
+  int64_t bRowBytes = (s.bKMajor ? s.k : s.n) * s.inBytes;
   bool misalignedA = aRowBytes % 16 != 0;
-  bool misalignedB = (s.n * s.inBytes) % 16 != 0 || (s.k * s.inBytes) % 16 != 0;
+  bool misalignedB = bRowBytes % 16 != 0;
 
   // The columns a block computes, and those its time is modeled with: a
   // wgmma K step narrower than 64 columns takes about as long as a
@@ -762,7 +760,11 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   if (wgmma) {
     int64_t consumers = roundUp(em, 64) / 64;
     // A persistent kernel launches one block per SM, which walks the
-    // SM's tiles alone: nothing resident beside it.
+    // SM's tiles alone: nothing resident beside it. (Registers are not
+    // counted: blocks of two or more consumers take the register file
+    // whole, ptxas giving their 384 threads 168 registers each, one block
+    // per SM whatever their shared memory; `resident` only matters below
+    // for one consumer, whose 256 threads fit twice, and where perSM is 1.)
     int64_t resident =
         persistent ? 1
                    : std::max<int64_t>(1, std::min({perSM,
@@ -863,13 +865,12 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // 1.134x in geometric mean, 1.140x on the 11 it was not fitted on (H200,
   // 2026-11-29, bench/results/any-shape, "Short K: persistent blocks"). With
   // 2-byte output rows (16-bit, odd N) they ran 0.69x-0.71x (single-element
-  // stores, and one persistent block per SM where the non-persistent kernel
-  // fits two: 117,760 against 99,328 bytes at 128x256 with 2 stages), and a
-  // Linear layer of aligned inputs and 4-byte output rows (2048x14338x96
-  // f16) 0.89x.
-  bool bRowsMisaligned = ((s.bKMajor ? s.k : s.n) * s.inBytes) % 16 != 0;
+  // stores; not shared memory: both kernels run one block per SM, their
+  // 384 threads holding 168 registers each; bench/results/any-shape, "More
+  // staging slots, narrower subtiles"), and a Linear layer of aligned
+  // inputs and 4-byte output rows (2048x14338x96 f16) 0.89x.
   bool shortKReads = kSteps <= 4 && ((s.n * s.outBytes) % 4 != 0 ||
-                                     !(misalignedA || bRowsMisaligned));
+                                     !(misalignedA || misalignedB));
   double misalignedBytes = double(s.inBytes) * s.batch *
                            ((misalignedA ? double(s.m) * s.k : 0) +
                             (misalignedB ? double(s.k) * s.n : 0));

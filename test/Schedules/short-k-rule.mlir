@@ -6,8 +6,8 @@
 // epilogue. Where the output's rows are 4-byte aligned (N = 7254) the rule
 // takes persistent blocks, which load the next tile during a tile's
 // epilogue (1.18x at this shape on an H200, docs/knob-rule.md); where they
-// are only 2-byte aligned (N = 16229) it does not (single-element stores,
-// one persistent block per SM where two non-persistent ones fit: 0.71x).
+// are only 2-byte aligned (N = 16229) it does not (single-element stores:
+// 0.71x; both kernels run one block per SM, by their registers).
 
 // CHECK-LABEL: func.func @short_k_even_n(
 // CHECK-SAME:    knob_source = "rule (sm_90, 132 SMs)", knobs = {{.*}}persistent = 1 : i64
