@@ -2296,6 +2296,11 @@ scf::ForOp WgmmaEmitter::emit() {
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, warpgroup,
                             cst(l.consumers)),
       /*withElse=*/true);
+  // A block sized for two per SM is compiled for two, so that ptxas keeps
+  // its registers within half the register file (an epilogue's operands
+  // took a 64x192 block to 132 and the SM to one block).
+  if (wgmma::twoBlocksFit(l, bm.n, l.parts))
+    ifProducer->setAttr(kBlocksPerSMAttr, b.getI64IntegerAttr(2));
   scf::ForOp loop;
   {
     OpBuilder::InsertionGuard guard(b);

@@ -1,5 +1,6 @@
-//===- RequireEntryRegisters.cpp - A known register count for setmaxnreg --===//
+//===- RequireEntryRegisters.cpp - Blocks per SM for ptxas ----------------===//
 
+#include "tessel/TransformOps/WgmmaLayout.h"
 #include "tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -19,23 +20,65 @@ struct RequireEntryRegisters
     : tessel::impl::TesselRequireEntryRegistersBase<RequireEntryRegisters> {
   void runOnOperation() override {
     StringRef name = NVVM::NVVMDialect::getMinctasmAttrName();
-    auto one = IntegerAttr::get(IntegerType::get(&getContext(), 32), 1);
     WalkResult result = getOperation().walk([&](gpu::GPUFuncOp kernel) {
-      if (!kernel.isKernel() ||
-          !kernel.walk([](NVVM::SetMaxRegisterOp) {
-                   return WalkResult::interrupt();
-                 }).wasInterrupted())
+      if (!kernel.isKernel())
         return WalkResult::advance();
-      if (auto existing = kernel->getAttrOfType<IntegerAttr>(name);
-          existing && existing.getInt() != 1) {
+      // What the kernel needs: one block per SM where it moves registers
+      // (setmaxnreg), else the blocks per SM its marks ask for, if any.
+      bool rebalances = false;
+      std::optional<int64_t> marked;
+      WalkResult inner =
+          kernel.walk([&](Operation *op) {
+            if (isa<NVVM::SetMaxRegisterOp>(op))
+              rebalances = true;
+            auto mark =
+                op->getAttrOfType<IntegerAttr>(tessel::wgmma::kBlocksPerSMAttr);
+            if (!mark)
+              return WalkResult::advance();
+            if (mark.getInt() < 1 || mark.getInt() > INT32_MAX ||
+                (marked && *marked != mark.getInt())) {
+              op->emitError()
+                  << "kernel " << kernel.getName() << " asks for "
+                  << mark.getInt() << " blocks per SM ("
+                  << tessel::wgmma::kBlocksPerSMAttr << ")"
+                  << (marked ? ", and elsewhere for " + std::to_string(*marked)
+                             : std::string());
+              return WalkResult::interrupt();
+            }
+            marked = mark.getInt();
+            return WalkResult::advance();
+          });
+      if (inner.wasInterrupted())
+        return WalkResult::interrupt();
+      if (!rebalances && !marked)
+        return WalkResult::advance();
+      int64_t blocks = rebalances ? 1 : *marked;
+      if (rebalances && marked && *marked != 1) {
         kernel.emitError() << "kernel " << kernel.getName()
                            << " moves registers between warpgroups "
                               "(setmaxnreg), which needs one block per SM, "
-                              "but asks for "
-                           << existing.getInt() << " (" << name << ")";
+                              "but is marked for "
+                           << *marked << " (" << tessel::wgmma::kBlocksPerSMAttr
+                           << ")";
         return WalkResult::interrupt();
       }
-      kernel->setAttr(name, one);
+      if (auto existing = kernel->getAttrOfType<IntegerAttr>(name);
+          existing && existing.getInt() != blocks) {
+        if (rebalances)
+          kernel.emitError() << "kernel " << kernel.getName()
+                             << " moves registers between warpgroups "
+                                "(setmaxnreg), which needs one block per SM, "
+                                "but asks for "
+                             << existing.getInt() << " (" << name << ")";
+        else
+          kernel.emitError()
+              << "kernel " << kernel.getName() << " is sized for " << blocks
+              << " blocks per SM, but asks for " << existing.getInt() << " ("
+              << name << ")";
+        return WalkResult::interrupt();
+      }
+      kernel->setAttr(
+          name, IntegerAttr::get(IntegerType::get(&getContext(), 32), blocks));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

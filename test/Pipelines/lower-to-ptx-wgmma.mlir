@@ -15,6 +15,18 @@
 // RUN:   --tessel-lower-to-ptx="chip=sm_90" -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SM90
 
+// A 64x192 block with 3 stages is sized for two per SM (99 KiB of shared
+// memory, 96 accumulator registers): it is compiled for two, so that ptxas
+// keeps its 256 threads within half the register file (an epilogue with a
+// bias took it to 132 registers, and the SM to one block).
+// RUN: rm -rf %t.two && mkdir -p %t.two
+// RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=192,stages=3,group_m=8,split_k=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t.two -o /dev/null
+// RUN: FileCheck %s --check-prefix=TWO --input-file=%t.two/matmul_relu_kernel.ptx
+// TWO:        .maxntid 128, 2, 1
+// TWO-NEXT:   .minnctapersm 2
+// TWO-NOT:    setmaxnreg
+
 // The wgmma schedule (the tuned 4096^3 knobs: 128x256 tiles, 4 stages) lowered to
 // PTX for sm_90a. One such block fits an SM: it is compiled for one
 // (.minnctapersm 1, tessel-require-entry-registers), so that ptxas knows

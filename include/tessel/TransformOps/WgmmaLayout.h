@@ -22,6 +22,10 @@ inline constexpr int64_t kWarpgroupThreads = 128;
 /// The attribute marking a persistent block's tile loops, with the number
 /// of tiles it walks (tessel-persistent-launches reads it after outlining).
 inline constexpr char kPersistentTilesAttr[] = "tessel.persistent_tiles";
+/// The attribute marking a block sized to run `value` per SM (shared memory
+/// and registers: twoBlocksFit); tessel-require-entry-registers compiles
+/// its kernel for that many (.minnctapersm) after outlining.
+inline constexpr char kBlocksPerSMAttr[] = "tessel.blocks_per_sm";
 /// Rows of the accumulator one consumer warpgroup owns (wgmma's M).
 inline constexpr int64_t kWgmmaM = 64;
 /// Columns of the block tile a block computes in whole units of this: the
