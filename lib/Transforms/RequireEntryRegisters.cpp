@@ -53,30 +53,24 @@ struct RequireEntryRegisters
       if (!rebalances && !marked)
         return WalkResult::advance();
       int64_t blocks = rebalances ? 1 : *marked;
-      if (rebalances && marked && *marked != 1) {
-        kernel.emitError() << "kernel " << kernel.getName()
-                           << " moves registers between warpgroups "
-                              "(setmaxnreg), which needs one block per SM, "
-                              "but is marked for "
-                           << *marked << " (" << tessel::wgmma::kBlocksPerSMAttr
-                           << ")";
-        return WalkResult::interrupt();
-      }
-      if (auto existing = kernel->getAttrOfType<IntegerAttr>(name);
-          existing && existing.getInt() != blocks) {
+      // Why the kernel needs `blocks`, then what contradicts it.
+      auto conflict = [&](int64_t other, StringRef attr, StringRef verb) {
+        InFlightDiagnostic diag = kernel.emitError()
+                                  << "kernel " << kernel.getName();
         if (rebalances)
-          kernel.emitError() << "kernel " << kernel.getName()
-                             << " moves registers between warpgroups "
-                                "(setmaxnreg), which needs one block per SM, "
-                                "but asks for "
-                             << existing.getInt() << " (" << name << ")";
+          diag << " moves registers between warpgroups (setmaxnreg), which "
+                  "needs one block per SM, but ";
         else
-          kernel.emitError()
-              << "kernel " << kernel.getName() << " is sized for " << blocks
-              << " blocks per SM, but asks for " << existing.getInt() << " ("
-              << name << ")";
+          diag << " is sized for " << blocks << " blocks per SM, but ";
+        diag << verb << " " << other << " (" << attr << ")";
         return WalkResult::interrupt();
-      }
+      };
+      if (rebalances && marked && *marked != 1)
+        return conflict(*marked, tessel::wgmma::kBlocksPerSMAttr,
+                        "is marked for");
+      if (auto existing = kernel->getAttrOfType<IntegerAttr>(name);
+          existing && existing.getInt() != blocks)
+        return conflict(existing.getInt(), name, "asks for");
       kernel->setAttr(
           name, IntegerAttr::get(IntegerType::get(&getContext(), 32), blocks));
       return WalkResult::advance();
