@@ -119,9 +119,10 @@ def main():
                 # timed(): the call that is timed; run(): it, leaving the
                 # output in c to be checked.
                 if v.get("contender") == "cublaslt":
-                    zero = (bias if bias is not None else
-                            torch.zeros(n, device="cuda", dtype=tdts[dtype]))
-                    timed = (lambda z=zero:
+                    # The layer's bias, or a zero one for plain ReLU.
+                    addend = (bias if bias is not None else
+                              torch.zeros(n, device="cuda", dtype=tdts[dtype]))
+                    timed = (lambda z=addend:
                              torch._addmm_activation(z, a, bt))
                     run = (lambda t=timed: c.copy_(t()))
                     out.update(contender="cublaslt")
