@@ -110,3 +110,19 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A mark must ask for at least one block per SM.
+gpu.module @m {
+  gpu.func @zero_blocks() kernel {
+    %c0 = arith.constant 0 : index
+    %tid = gpu.thread_id y
+    %p = arith.cmpi uge, %tid, %c0 : index
+    // expected-error @+1 {{kernel zero_blocks asks for 0 blocks per SM (tessel.blocks_per_sm)}}
+    scf.if %p {
+      gpu.barrier
+    } {tessel.blocks_per_sm = 0 : i64}
+    gpu.return
+  }
+}
