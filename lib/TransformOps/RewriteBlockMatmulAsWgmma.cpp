@@ -105,6 +105,12 @@ static constexpr int64_t kStagedReadMaxFlopsPerByte = 64;
 static constexpr int64_t kStagedReadMinBlocks = 64;
 /// ... and in fewer blocks when K has at most this many steps.
 static constexpr int64_t kSmallGridMaxSteps = 16;
+/// By default, the producer warpgroups read misaligned operands whose K
+/// steps they cover when the blocks read at most this many bytes of such
+/// rows in all (each operand's bytes times the blocks that read each of
+/// its tiles); beyond, the copy wins (docs/any-shape.md, "Several
+/// producers").
+static constexpr double kRegisterReadMaxBytes = 9e6;
 
 /// Elements of one K step: a 128-byte row of a tile.
 static int64_t stepK(const BlockMatmul &bm) {
@@ -2744,7 +2750,15 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // many stages. Measured on an H100 (docs/any-shape.md): 31 of the 300
     // shapes of bench/any_shape.py changed from copy to read and ran 1.42x
     // faster; with more steps than producers (big tiles leave registers for
-    // one or two) the copy wins on most shapes.
+    // one or two) the copy wins on most shapes. Except where the blocks
+    // read more than kRegisterReadMaxBytes of such rows in all: each chunk
+    // is two granule loads through the registers, where TMA reads the copy
+    // once per tile. Measured on an H200 over 269 pairs of the same knobs
+    // reading and copying at short K (bench/results/any-shape, "Short K,
+    // odd N: 64x128 blocks"): at up to 9 MB reading ran 1.16x faster in
+    // geometric mean (0.81x-1.52x, faster in 147 of 165), above it 0.86x
+    // (0.48x-1.15x, faster in 16 of 104); the threshold leaves 0.7% in
+    // geometric mean to the faster of the two, always reading 6.6%.
     // A transposed copy has 128-byte rows.
     bool transposed[2] = {transposeA, transposeB};
     bool misaligned[2], readable[2];
@@ -2787,7 +2801,14 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     } else if (readMaxK >= 0) {
       readInKernel = fullK <= readMaxK;
     } else if (splits == 1 && steps <= maxProducers) {
-      readInKernel = true;
+      int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
+      double reads =
+          double(inBytes) *
+          ((mayRead[0] ? double(fullM) * fullK * llvm::divideCeil(fullN, bm.n)
+                       : 0) +
+           (mayRead[1] ? double(fullK) * fullN * llvm::divideCeil(fullM, bm.m)
+                       : 0));
+      readInKernel = reads <= kRegisterReadMaxBytes;
     } else {
       // Beyond that, the staged reads win where the matmul is bound by
       // memory and its blocks fill the GPU: the copy moves each

@@ -68,6 +68,14 @@
 // RUN: tessel-opt %t/small-k.mlir --tessel-apply-schedule="schedule=%t/never-read.mlir knobs=tile_m=64,tile_n=64,stages=2,group_m=1,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/never-read -o /dev/null
 // RUN: FileCheck %s --check-prefix=NEVER --input-file=%t/never-read/matmul_relu.launch.json
+// RUN: sed 's/77x19/2804x66/g; s/19x33/66x16229/g; s/77x33/2804x16229/g' %t/small-k.mlir > %t/many-reads.mlir
+// RUN: tessel-opt %t/many-reads.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=128,stages=2,group_m=8,split_k=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/many-reads -o /dev/null
+// RUN: FileCheck %s --check-prefix=MANY-READS --input-file=%t/many-reads/matmul_relu.launch.json
+// RUN: sed 's/77x19/1172x33/g; s/19x33/33x4043/g; s/77x33/1172x4043/g' %t/small-k.mlir > %t/fewer-reads.mlir
+// RUN: tessel-opt %t/fewer-reads.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=128,stages=2,group_m=8,split_k=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/fewer-reads -o /dev/null
+// RUN: FileCheck %s --check-prefix=FEWER-READS --input-file=%t/fewer-reads/matmul_relu.launch.json
 
 // 1000 = 7 x 128 + 104 rows and columns, K = 1000 = 15 x 64 + 40: the
 // last block row loads A's 104 rows alone through a map of that box (and
@@ -352,6 +360,36 @@
 // NEVER-NEXT:     "shape": [
 // NEVER-NEXT:       77,
 // NEVER-NEXT:       64
+
+// The producers read misaligned rows only while the blocks read at most
+// 9 MB of them in all (kRegisterReadMaxBytes: each operand's bytes times
+// the blocks that read each of its tiles); beyond, each chunk's two
+// granule loads cost more than the copy (H200, 270 pairs of the same
+// knobs: docs/any-shape.md, "Several producers"). 2804x16229x66 in 64x128
+// blocks reads A 127 times and B 44 times (about 71 MB): both are copied
+// (a copy launch first), and the kernel has one producer warpgroup. 1172x4043x33 reads about
+// 7.5 MB: read, no workspace.
+// MANY-READS:      "binary": "matmul_relu_kernel_0",
+// MANY-READS-NEXT: "block": [
+// MANY-READS-NEXT:   128,
+// MANY-READS-NEXT:   2,
+// MANY-READS-NEXT:   1
+// MANY-READS:      "workspaces": [
+// MANY-READS-NEXT:   {
+// MANY-READS-NEXT:     "element_type": "f16",
+// MANY-READS-NEXT:     "shape": [
+// MANY-READS-NEXT:       2804,
+// MANY-READS-NEXT:       128
+// MANY-READS-NEXT:     ]
+// MANY-READS-NEXT:   },
+// MANY-READS-NEXT:   {
+// MANY-READS-NEXT:     "element_type": "f16",
+// MANY-READS-NEXT:     "shape": [
+// MANY-READS-NEXT:       66,
+// MANY-READS-NEXT:       16256
+// FEWER-READS:     "launches": [
+// FEWER-READS-NOT: "workspaces"
+// FEWER-READS-NOT: "tensor_map"
 
 //--- partial.mlir
 // C = relu(A * B): A is 1000x1000, B is 1000x1000, row-major, f16 inputs,
