@@ -761,9 +761,8 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
                                          : kStoreBoundMinRowsAligned) &&
       storeBoundTiles >= kStoreBoundMinWaves * chip.smCount;
   double storeBoundFactor = 1.0;
-  if (storeBound &&
-      !(tm == kStoreBoundTileM && tn == kStoreBoundTileN && splits == 1 &&
-        !persistent && cluster == 1))
+  if (storeBound && !(tm == kStoreBoundTileM && tn == kStoreBoundTileN &&
+                      splits == 1 && !persistent && cluster == 1))
     storeBoundFactor = kStoreBoundOtherTile;
 
   // One block's work (whole granules of M and N, whole K steps) over the
