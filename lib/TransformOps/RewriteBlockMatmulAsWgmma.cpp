@@ -109,8 +109,9 @@ static constexpr int64_t kSmallGridMaxSteps = 16;
 /// steps they cover when the blocks read at most this many bytes of such
 /// rows in all (each operand's bytes times the blocks that read each of
 /// its tiles); beyond, the copy wins (docs/any-shape.md, "Several
-/// producers").
+/// producers"). With a single K step, up to kRegisterReadOneStepMaxBytes.
 static constexpr double kRegisterReadMaxBytes = 9e6;
+static constexpr double kRegisterReadOneStepMaxBytes = 16e6;
 
 /// Elements of one K step: a 128-byte row of a tile.
 static int64_t stepK(const BlockMatmul &bm) {
@@ -2757,8 +2758,11 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
     // reading and copying at short K (bench/results/any-shape, "Short K,
     // odd N: 64x128 blocks"): at up to 9 MB reading ran 1.16x faster in
     // geometric mean (0.81x-1.52x, faster in 147 of 165), above it 0.86x
-    // (0.48x-1.15x, faster in 16 of 104); the threshold leaves 0.7% in
-    // geometric mean to the faster of the two, always reading 6.6%.
+    // (0.48x-1.15x, faster in 16 of 104). A single K step reads well past
+    // that: 64x128 blocks ran 1.088x faster reading than copying at 9 to
+    // 24 MB (16 of 18 shapes), 0.875x above 24 MB (all tiles). The two
+    // thresholds leave 0.58% in geometric mean to the faster of each of
+    // 306 pairs; always reading 6.6%, one threshold of 9 MB 0.96%.
     // A transposed copy has 128-byte rows.
     bool transposed[2] = {transposeA, transposeB};
     bool misaligned[2], readable[2];
@@ -2808,7 +2812,8 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
                        : 0) +
            (mayRead[1] ? double(fullK) * fullN * llvm::divideCeil(fullM, bm.m)
                        : 0));
-      readInKernel = reads <= kRegisterReadMaxBytes;
+      readInKernel = reads <= (steps == 1 ? kRegisterReadOneStepMaxBytes
+                                          : kRegisterReadMaxBytes);
     } else {
       // Beyond that, the staged reads win where the matmul is bound by
       // memory and its blocks fill the GPU: the copy moves each

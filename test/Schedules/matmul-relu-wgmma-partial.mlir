@@ -76,6 +76,10 @@
 // RUN: tessel-opt %t/fewer-reads.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=128,stages=2,group_m=8,split_k=1" \
 // RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/fewer-reads -o /dev/null
 // RUN: FileCheck %s --check-prefix=FEWER-READS --input-file=%t/fewer-reads/matmul_relu.launch.json
+// RUN: sed 's/77x19/1381x33/g; s/19x33/33x5381/g; s/77x33/1381x5381/g' %t/small-k.mlir > %t/one-step.mlir
+// RUN: tessel-opt %t/one-step.mlir --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=64,tile_n=128,stages=2,group_m=8,split_k=1" \
+// RUN:   --tessel-lower-to-ptx="chip=sm_90a" --tessel-export-kernels=dir=%t/one-step -o /dev/null
+// RUN: FileCheck %s --check-prefix=FEWER-READS --input-file=%t/one-step/matmul_relu.launch.json
 
 // 1000 = 7 x 128 + 104 rows and columns, K = 1000 = 15 x 64 + 40: the
 // last block row loads A's 104 rows alone through a map of that box (and
@@ -364,11 +368,13 @@
 // The producers read misaligned rows only while the blocks read at most
 // 9 MB of them in all (kRegisterReadMaxBytes: each operand's bytes times
 // the blocks that read each of its tiles); beyond, each chunk's two
-// granule loads cost more than the copy (H200, 270 pairs of the same
+// granule loads cost more than the copy (H200, 269 pairs of the same
 // knobs: docs/any-shape.md, "Several producers"). 2804x16229x66 in 64x128
 // blocks reads A 127 times and B 44 times (about 71 MB): both are copied
-// (a copy launch first), and the kernel has one producer warpgroup. 1172x4043x33 reads about
-// 7.5 MB: read, no workspace.
+// (a copy launch first), and the kernel has one producer warpgroup.
+// 1172x4043x33 reads about 7.5 MB: read, no workspace. A single K step is
+// read up to 16 MB (kRegisterReadOneStepMaxBytes): 1381x5381x33 reads
+// about 11.7 MB.
 // MANY-READS:      "binary": "matmul_relu_kernel_0",
 // MANY-READS-NEXT: "block": [
 // MANY-READS-NEXT:   128,

@@ -17,11 +17,11 @@ for r in rows:
     if r.get('weight')=='nk': continue
     for name,x in v.items():
         if name.startswith('read'):
-            t=name[4:]; c='copy'+t
+            t=name[4:] or '64x128'; c='copy'+name[4:]
             if c in v and v[c].get('ms') and x.get('ms'):
                 tm,tn=map(int,t.split('x'))
                 pts.append((reread(r,tm,tn),v[c]['ms']/x['ms'],r,t))
-    if 'copy' in v and v['rule'].get('launches')==1:
+    if 'copy' in v and v.get('rule',{}).get('launches')==1:
         k=v['rule']['knobs']; tm,tn=int(k['tile_m']),int(k['tile_n'])
         pts.append((reread(r,tm,tn),v['copy']['ms']/v['rule']['ms'],r,'%dx%d'%(tm,tn)))
 def score2(f,th):
@@ -67,3 +67,16 @@ print("below/above 9 MB (copy time / read time):")
 for name,sel in [('below',lambda rr:rr<=9),('above',lambda rr:rr>9)]:
     rs=[ratio for rr,ratio,r,t in pts if sel(rr) and ratio<3]
     print(name,len(rs),'geomean %.3f'%math.exp(sum(map(math.log,rs))/len(rs)),'min %.2f max %.2f'%(min(rs),max(rs)), 'read faster in',sum(x>1 for x in rs))
+# Then with the one-step pairs of short-k-one-step.json added (306 in all,
+# 305 counted: one pair whose copy ran 6x slower than its twins is left out).
+for r in json.load(open('bench/results/any-shape/h200-2026-11-29-short-k-64x128/short-k-one-step.json'))['rows']:
+    v=r['variants']
+    pts.append((reread(r,64,128),v['copy']['ms']/v['read']['ms'],r,'64x128'))
+print("one threshold, and a second for one K step (K <= 64):")
+for a,b in [(9,9),(9,16),(9,24)]:
+    L=[]
+    for rr,ratio,r,t in pts:
+        if ratio>3: continue
+        ch=1.0 if rr<=(b if r['k']<=64 else a) else ratio
+        L.append(math.log(ch/min(1.0,ratio)))
+    print(a,b,len(L),'%.4f'%math.exp(sum(L)/len(L)))
