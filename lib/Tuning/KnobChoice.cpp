@@ -746,7 +746,7 @@ double estimate(const Point &p, const ProblemShape &s, const ChipLimits &chip,
   // geometric mean on the 39 shapes the class was fitted on (0.91x-2.13x),
   // 1.112x on 50 held out (0.86x-2.21x; 1.063x on the last 29). Elsewhere
   // 64x128 lost: 0.72x-0.78x on 7 shapes whose output rows are 4-byte
-  // aligned, 0.91x in geometric mean on 9 Linear layers of aligned rows
+  // aligned, 0.91x in geometric mean on 8 Linear layers of aligned rows
   // and 380-1135 rows (kStoreBoundMinRowsAligned; there the rule's
   // persistent blocks are the alternative), and mixed below two waves. Not
   // persistent (those ran 0.69x-0.71x with 2-byte output rows), not split,
