@@ -33,6 +33,16 @@ targets=(opt json)
 common=(-timeout=20 -rss_limit_mb=4096 -print_final_stats=1)
 declare -A max_len=([opt]=65536 [json]=65536)
 
+# `run`'s targets, checked before anything is built.
+if [ "$mode" = run ]; then
+  for t in "${@:2}"; do
+    if [ -z "${max_len[$t]+set}" ]; then
+      echo "fuzz: unknown target '$t' (the targets: ${targets[*]})" >&2
+      exit 2
+    fi
+  done
+fi
+
 ninja -C "$build" tessel-opt tessel-opt-fuzzer tessel-json-fuzzer \
   >/dev/null || exit 1
 
