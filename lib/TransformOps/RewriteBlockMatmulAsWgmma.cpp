@@ -2799,21 +2799,26 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
           return d;
       return 0;
     };
+    // The bytes of the misaligned operands the producers may read: each
+    // once, or (`everyRead`) as often as the blocks read each of its tiles.
+    int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
+    auto mayReadBytes = [&](bool everyRead) {
+      double aBytes = double(fullM) * fullK *
+                      (everyRead ? llvm::divideCeil(fullN, bm.n) : 1);
+      double bBytes = double(fullK) * fullN *
+                      (everyRead ? llvm::divideCeil(fullM, bm.m) : 1);
+      return double(inBytes) *
+             ((mayRead[0] ? aBytes : 0) + (mayRead[1] ? bBytes : 0));
+    };
     bool readInKernel;
     if (splits > 1 && stagingSlots(mayRead[0], mayRead[1]) == 0) {
       readInKernel = false;
     } else if (readMaxK >= 0) {
       readInKernel = fullK <= readMaxK;
     } else if (splits == 1 && steps <= maxProducers) {
-      int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
-      double reads =
-          double(inBytes) *
-          ((mayRead[0] ? double(fullM) * fullK * llvm::divideCeil(fullN, bm.n)
-                       : 0) +
-           (mayRead[1] ? double(fullK) * fullN * llvm::divideCeil(fullM, bm.m)
-                       : 0));
-      readInKernel = reads <= (steps == 1 ? kRegisterReadOneStepMaxBytes
-                                          : kRegisterReadMaxBytes);
+      readInKernel =
+          mayReadBytes(/*everyRead=*/true) <=
+          (steps == 1 ? kRegisterReadOneStepMaxBytes : kRegisterReadMaxBytes);
     } else {
       // Beyond that, the staged reads win where the matmul is bound by
       // memory and its blocks fill the GPU: the copy moves each
@@ -2823,9 +2828,7 @@ DiagnosedSilenceableFailure tessel::RewriteBlockMatmulAsWgmmaOp::apply(
       // one's four slots in flight bound the bandwidth, and a long K lost
       // to the copy (1660x2x2927 0.79x, 3012x28x14461 0.75x in 26 and 48
       // blocks).
-      int64_t inBytes = bm.inType.getIntOrFloatBitWidth() / 8;
-      double bytes = double(inBytes) * ((mayRead[0] ? fullM * fullK : 0) +
-                                        (mayRead[1] ? fullK * fullN : 0));
+      double bytes = mayReadBytes(/*everyRead=*/false);
       double flops = 2.0 * fullM * fullN * fullK;
       int64_t blocks = llvm::divideCeil(fullM, bm.m) *
                        llvm::divideCeil(fullN, bm.n) * splits;

@@ -321,8 +321,9 @@ def RewriteBlockMatmulAsWgmmaOp : Op<Transform_Dialect,
     warpgroups can hold all of a block's K steps in flight: one per step,
     up to four, as the registers and `stages` allow, and the blocks read
     at most 9 MB of such rows in all, 16 MB with one K step, or else
-    when the matmul does at most 64 flops per byte of such matrices in 64 blocks or
-    more, or runs fewer blocks and at most 16 K steps, and staging fits), a
+    when the matmul does at most 64 flops per byte of such matrices in 64
+    blocks or more, or runs fewer blocks and at most 16 K steps, and
+    staging fits), a
     matrix whose rows do not start on 16-byte boundaries is instead read
     by whole producer warpgroups, up to four taking K steps in turn as the
     registers allow (the two aligned 16-byte granules
