@@ -38,10 +38,13 @@ module attributes {transform.with_named_sequence, tessel.target_chip = "sm_90a"}
     // rows of 160. Without the swap, tile_m is whole 64-row warpgroups.
     %tile_m = transform.tune.knob<"tile_m"> = 128 : i64
         from options = [64, 96, 104, 112, 128, 160, 192, 256] -> !transform.param<i64>
-    // 160 fills the last round of shapes whose 128x256 tiles leave much
-    // of it idle (2048x5120x5120: 2.4 rounds of 128x256, 3.9 of 128x160).
+    // Widths of whole 8-column groups from 96 fill the last wave of tiles:
+    // 512x11008x4096 in 128x168 tiles makes exactly two waves of 132
+    // (docs/knob-rule.md, "Tiles that fill their waves").
     %tile_n = transform.tune.knob<"tile_n"> = 128 : i64
-        from options = [64, 128, 160, 192, 256] -> !transform.param<i64>
+        from options = [64, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168,
+                        176, 184, 192, 200, 208, 216, 224, 232, 240, 248,
+                        256] -> !transform.param<i64>
     // Deep rings (8-16) serve small tiles alone on their SM (a 64x64
     // block of a thin problem hides its loads' latency with 12 stages).
     %stages = transform.tune.knob<"stages"> = 4 : i64

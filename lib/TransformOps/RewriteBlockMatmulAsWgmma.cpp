@@ -1750,7 +1750,7 @@ void WgmmaEmitter::emitEpilogue(scf::ForOp kLoop, Value consumer, Value tidX) {
   // The converted tile is staged in shared memory, reusing the ring once no
   // consumer reads it (the proxy fence orders this thread's wgmma reads of
   // the ring, in the async proxy, before its stores), in rows padded by
-  // kStagePad elements: a warp's 4-byte (16-bit output) or 8-byte (f32)
+  // stagePad elements: a warp's 4-byte (16-bit output) or 8-byte (f32)
   // pair stores hit distinct banks.
   auto consumerBarrier = [&] {
     Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
@@ -1789,8 +1789,9 @@ void WgmmaEmitter::emitEpilogue(scf::ForOp kLoop, Value consumer, Value tidX) {
   // The tile is staged as the output holds it (swapped: transposed).
   int64_t outRows = bm.swapped ? bm.n : bm.m;
   int64_t outCols = bm.swapped ? bm.m : bm.n;
-  Value staged = view(cst(l.stagedOffset),
-                      sharedType({outRows, outCols + kStagePad}, bm.outType));
+  Value staged =
+      view(cst(l.stagedOffset),
+           sharedType({outRows, outCols + stagePad(outCols)}, bm.outType));
   for (const Pair &p : pairs)
     storeStaged(p.value, staged, p.row, p.col);
   consumerBarrier();

@@ -202,6 +202,11 @@ constexpr double kClusterMinFlops = 1e9;
 /// The factor on the estimate of a swap-AB point outside swapsRows()'s
 /// class (estimate()), which puts it after every point without the swap.
 constexpr double kUncalibratedSwap = 1e9;
+/// ... and of a point of a tile width the rule ranks last (widthFactor).
+constexpr double kUncalibratedWidth = 1e9;
+/// K steps up to which a 16-bit matmul counts as short (widthFactor): its
+/// epilogue, not its K loop, takes most of a block's time.
+constexpr int64_t kShortKSteps = 4;
 /// The rows of a matmul whose swap-AB points the rule ranks first (beyond
 /// 64, which the decode ordering serves): in one row of blocks up to
 /// wgmma's largest N, in two up to two 160-row blocks; and the least bytes
@@ -237,11 +242,12 @@ constexpr double kWaveSwapSplitMinFill = 0.7;
 constexpr int64_t kMaxModeledElements = int64_t(1) << 40;
 constexpr int64_t kMaxModeledKnob = int64_t(1) << 16;
 /// The most points the rule estimates, enough for every point of the
-/// shipped schedules' spaces (69,120 at most, the wgmma schedule's since
-/// persistent = 2: sampled, the rule missed points it picks from the
-/// whole space, 128x4096x4096 f16's 128x64 split in two). Six knobs of 16
-/// options (16.7M points) kept tessel-apply-schedule busy for 78 s.
-constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 17;
+/// shipped schedules' spaces (304,128 at most, the wgmma schedule's since
+/// its 22 tile widths: 0.24 s for the rule; sampled, the rule missed points
+/// it picks from the whole space, 128x4096x4096 f16's 128x64 split in two,
+/// and with 2^17 changed 611 of 1158 layers' picks at random). Six knobs
+/// of 16 options (16.7M points) kept tessel-apply-schedule busy for 78 s.
+constexpr uint64_t kMaxRankedPoints = uint64_t(1) << 19;
 
 /// Whether the rule may rank swap-AB points of `s` first at all: a 16-bit
 /// matmul on operands TMA reads (16-byte aligned rows), unbatched, with a B
@@ -346,6 +352,34 @@ bool swapsRows(const ProblemShape &s, const ChipLimits &chip) {
                                      perSMWork(2, 160) <= perSMWork(3, 128)
                                : s.m > 64 && residue >= 1 && residue <= 32;
   return swapEligible(s) && rows;
+}
+
+/// The factor on the rule's estimate of a wgmma point whose tile_n lies
+/// between the widths its model was fitted on (64, 128, 160, 192, 256):
+/// 1 where widths of whole 8-column groups were measured to let the tiles
+/// fill their last wave (on an H200, 512x11008x4096 in 128x168 blocks, two
+/// waves of 132, ran 1.10x the 128x192 persistent ones; docs/knob-rule.md,
+/// "Tiles that fill their waves"): 16-bit blocks of two or more consumer
+/// warpgroups' rows of M (128 or more), the last row of blocks at least half
+/// full, more than kShortKSteps K steps. kUncalibratedWidth elsewhere, after
+/// every other point, which the tuner still measures: there the rule's
+/// picks of such widths ran 0.71x-0.99x the fitted ones (64-row blocks,
+/// decode layers, a short K, 264-320 rows in three rows of 128), and f32
+/// was not measured.
+double widthFactor(const Point &p, const ProblemShape &s) {
+  std::optional<int64_t> tm = p.get("tile_m"), tn = p.get("tile_n");
+  bool wgmma = p.get("stages") && !p.get("tile_k") && !p.get("thread_m") &&
+               !p.get("warp_m");
+  if (!wgmma || !tm || !tn || *tm < 1 || p.get("swap_ab").value_or(0) != 0 ||
+      llvm::is_contained({64, 128, 160, 192, 256}, *tn))
+    return 1;
+  int64_t rows = std::min(*tm, int64_t(llvm::alignTo(s.m, 64)));
+  int64_t lastRows = s.m % rows;
+  bool filled = lastRows == 0 || 2 * lastRows >= rows;
+  int64_t kSteps = llvm::divideCeil(s.k, tessel::wgmma::tileK(s.inBytes));
+  return s.inBytes == 2 && rows >= 128 && filled && kSteps > kShortKSteps
+             ? 1
+             : kUncalibratedWidth;
 }
 
 /// The rule's estimate (arbitrary units) of a point's time; kInfeasible for
@@ -1074,9 +1108,10 @@ tessel::rankByRule(const SearchSpace &space, const ProblemShape &problem,
     }
     if (!agrees)
       continue;
-    double t = estimate(Point{space, c}, problem, chip);
+    Point point{space, c};
+    double t = estimate(point, problem, chip);
     if (t != kInfeasible)
-      scored.emplace_back(t, std::move(c));
+      scored.emplace_back(t * widthFactor(point, problem), std::move(c));
   }
   std::stable_sort(
       scored.begin(), scored.end(),

@@ -78,7 +78,10 @@
 
 // 2048x5120x5120: 128x256 tiles fill 2.4 rounds of the 132 SMs, 128x160
 // tiles 3.9. With the weight stored [n, k] (B's box is the whole tile) the
-// rule takes 128x160 (1.06x-1.11x faster than 128x128 on an H100); with B
+// rule took 128x160 (1.06x-1.11x faster than 128x128 on an H100), and since
+// tile widths of whole 8-column groups 128x216 (2.9 rounds; 1.002x-1.004x
+// 128x160 on an H200, bench/results/hopper-v2, "Tiles that fill their
+// waves"); with B
 // stored [k, n] 128x160 ran 0.93x as fast as 128x128 there (bench/results/
 // hopper-v2, "128x160 tiles"), and the rule takes stream-K's 128x256
 // tiles, whose 2.4 rounds it shares out along K: 1.012x 128x128 on an H200
@@ -87,12 +90,47 @@
 // RUN:   %S/Inputs/linear-relu-3x7x9-f16-nk.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=TILE160-NK
-// TILE160-NK: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 160 : i64}
+// TILE160-NK: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 216 : i64}
 // RUN: sed 's/3x9xf16/2048x5120xf16/g; s/9x7xf16/5120x5120xf16/g; s/3x7xf/2048x5120xf/g' \
 // RUN:   %S/Inputs/matmul-relu-3x7x9-f16.mlir \
 // RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
 // RUN:   | FileCheck %s --check-prefix=TILE160-KN
 // TILE160-KN: knob_source = "rule (sm_90, 132 SMs)", knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 2 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 256 : i64}
+
+// Tiles that fill their waves (docs/knob-rule.md): tile_n takes whole
+// 8-column groups from 96 to 256. 512x11008x4096 in 128x168 tiles makes 264
+// blocks, two waves of 132 (128x192 made 1.76: 1.105x on an H200), and
+// 512x3072x3072 in 128x96 tiles 128 blocks, one wave (128x128 made 96:
+// 1.16x). Where such widths were measured slower the rule ranks them after
+// the fitted ones (64, 128, 160, 192, 256): at most 64 rows of M (decode:
+// 16x32001x768 keeps 64x256), K of at most 4 steps (753x11877x200 keeps
+// 128x192; 128x184 ran 0.71x), and a last row of blocks less than half full
+// (264x3072x3072 keeps 64x128; three rows of 128x96 ran 0.96x).
+// RUN: sed 's/3x9xf16/512x4096xf16/g; s/7x9xf16/11008x4096xf16/g; s/3x7xf/512x11008xf/g' \
+// RUN:   %S/Inputs/linear-relu-3x7x9-f16-nk.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVES-168
+// WAVES-168: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 1 : i64, split_k = 1 : i64, stages = 4 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 168 : i64}
+// RUN: sed 's/3x9xf16/512x3072xf16/g; s/7x9xf16/3072x3072xf16/g; s/3x7xf/512x3072xf/g' \
+// RUN:   %S/Inputs/linear-relu-3x7x9-f16-nk.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVES-96
+// WAVES-96: knobs = {cluster = 1 : i64, group_m = 8 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 8 : i64, swap_ab = 0 : i64, tile_m = 128 : i64, tile_n = 96 : i64}
+// RUN: sed 's/3x9xf16/16x768xf16/g; s/7x9xf16/32001x768xf16/g; s/3x7xf/16x32001xf/g' \
+// RUN:   %S/Inputs/linear-relu-3x7x9-f16-nk.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVES-DECODE
+// WAVES-DECODE: knobs = {cluster = 1 : i64, group_m = 1 : i64, persistent = 0 : i64, split_k = 1 : i64, stages = 5 : i64, swap_ab = 0 : i64, tile_m = 64 : i64, tile_n = 256 : i64}
+// RUN: sed 's/3x9xf16/753x200xf16/g; s/7x9xf16/11877x200xf16/g; s/3x7xf/753x11877xf/g' \
+// RUN:   %S/Inputs/linear-relu-3x7x9-f16-nk.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVES-SHORT-K
+// WAVES-SHORT-K: tile_m = 128 : i64, tile_n = 192 : i64}
+// RUN: sed 's/3x9xf16/264x3072xf16/g; s/7x9xf16/3072x3072xf16/g; s/3x7xf/264x3072xf/g' \
+// RUN:   %S/Inputs/linear-relu-3x7x9-f16-nk.mlir \
+// RUN:   | tessel-opt --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir" \
+// RUN:   | FileCheck %s --check-prefix=WAVES-ROWS
+// WAVES-ROWS: tile_m = 64 : i64, tile_n = 128 : i64}
 
 // Stream-K where 128-row tiles make more than a wave and not whole waves
 // (docs/knob-rule.md): 1280x4096x14336 in 128x256 tiles is 1.21 waves,

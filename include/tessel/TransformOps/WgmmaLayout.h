@@ -75,6 +75,17 @@ inline constexpr int64_t kSwizzleAlign = 1024;
 /// Padding (elements of the output type) of the staged output rows against
 /// bank conflicts of the fragment stores.
 inline constexpr int64_t kStagePad = 8;
+/// The padding of a staged row of `cols` columns (a multiple of 8): the
+/// eight rows a warp's fragment stores reach start 8 or 24 elements apart
+/// modulo 16 (4-byte words 4 mod 8 apart for 16-bit outputs), so that no two
+/// share a bank's word. kStagePad for widths of whole 16-column groups; 16
+/// for the others, whose rows kStagePad would leave 0 mod 16 apart: a
+/// 184-wide tile's rows 384 bytes apart took every row of a warp's stores
+/// to the same banks (H200: 128x184 blocks 0.71x the 128x192 ones at
+/// 753x11877x200; bench/results/hopper-v2, "Tiles that fill their waves").
+inline constexpr int64_t stagePad(int64_t cols) {
+  return kStagePad + cols % 16;
+}
 /// Columns of the output a persistent block's consumer warpgroup stages at
 /// a time, in a 64 x (columns + kStagePad) buffer of its own: 128 bytes of
 /// a row (64 16-bit or 32 f32 values; 64 f32 columns made the persistent
@@ -164,8 +175,8 @@ inline Layout computeLayout(int64_t bm, int64_t bn, int64_t outBytes,
   // columns, takes at most as much.
   l.subtileBytes = kWgmmaM * (subtileCols(outBytes) + kStagePad) * outBytes;
   l.stagedBytes = persistent      ? l.consumers * l.subtileBytes
-                  : transposedOut ? bn * (bm + kStagePad) * outBytes
-                                  : bm * (bn + kStagePad) * outBytes;
+                  : transposedOut ? bn * (bm + stagePad(bm)) * outBytes
+                                  : bm * (bn + stagePad(bn)) * outBytes;
   l.stagingBytes = stagingBytes;
   l.partialBytes = splits > 1 ? bm * bn * 4 : 0;
   if (persistent)
