@@ -365,7 +365,7 @@ bool swapsRows(const ProblemShape &s, const ChipLimits &chip) {
 /// every other point, which the tuner still measures: there the rule's
 /// picks of such widths ran 0.71x-0.99x the fitted ones (64-row blocks,
 /// decode layers, a short K, 264-320 rows in three rows of 128), and f32
-/// was not measured.
+/// and batched contractions were not measured.
 double widthFactor(const Point &p, const ProblemShape &s) {
   std::optional<int64_t> tm = p.get("tile_m"), tn = p.get("tile_n");
   bool wgmma = p.get("stages") && !p.get("tile_k") && !p.get("thread_m") &&
@@ -377,7 +377,8 @@ double widthFactor(const Point &p, const ProblemShape &s) {
   int64_t lastRows = s.m % rows;
   bool filled = lastRows == 0 || 2 * lastRows >= rows;
   int64_t kSteps = llvm::divideCeil(s.k, tessel::wgmma::tileK(s.inBytes));
-  return s.inBytes == 2 && rows >= 128 && filled && kSteps > kShortKSteps
+  return s.inBytes == 2 && s.batch == 1 && rows >= 128 && filled &&
+                 kSteps > kShortKSteps
              ? 1
              : kUncalibratedWidth;
 }
