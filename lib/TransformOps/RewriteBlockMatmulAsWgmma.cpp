@@ -1966,7 +1966,7 @@ void WgmmaEmitter::storeStaged(Value pair, Value buffer, Value row, Value col) {
   // The pair is two rows of one output column: two stores. A warp's
   // stores of 16-bit values hit distinct banks (its lanes' columns are 8
   // consecutive elements, its lane quads' rows 2 apart: 8 banks with rows
-  // of 64 + kStagePad); of f32 values two lanes share a bank.
+  // of 64 + stagePad); of f32 values two lanes share a bank.
   for (int64_t i = 0; i < 2; ++i) {
     Value v = vector::ExtractOp::create(b, loc, pair, i);
     memref::StoreOp::create(b, loc, v, buffer, ValueRange{addC(col, i), row});
@@ -2000,9 +2000,9 @@ void WgmmaEmitter::emitSubtiledStores(ArrayRef<Pair> pairs, Value consumer,
   Value offset = cst(l.stagedOffset);
   int64_t bufferRows = bm.swapped ? subCols : kWgmmaM;
   int64_t bufferCols = bm.swapped ? kWgmmaM : subCols;
-  Value buffer =
-      view(add(offset, mul(consumer, l.subtileBytes)),
-           sharedType({bufferRows, bufferCols + kStagePad}, bm.outType));
+  Value buffer = view(
+      add(offset, mul(consumer, l.subtileBytes)),
+      sharedType({bufferRows, bufferCols + stagePad(bufferCols)}, bm.outType));
   std::function<void()> barrier = warpgroupBarrier(consumer);
   int64_t elems = alignedChunk(cast<MemRefType>(bm.out.getType()),
                                128 / bm.outType.getIntOrFloatBitWidth());

@@ -87,7 +87,7 @@ inline constexpr int64_t stagePad(int64_t cols) {
   return kStagePad + cols % 16;
 }
 /// Columns of the output a persistent block's consumer warpgroup stages at
-/// a time, in a 64 x (columns + kStagePad) buffer of its own: 128 bytes of
+/// a time, in a 64 x (columns + stagePad) buffer of its own: 128 bytes of
 /// a row (64 16-bit or 32 f32 values; 64 f32 columns made the persistent
 /// 128x256 TF32 tile need 234,560 bytes).
 inline constexpr int64_t subtileCols(int64_t outBytes) {
@@ -171,9 +171,10 @@ inline Layout computeLayout(int64_t bm, int64_t bn, int64_t outBytes,
   l.aStageBytes = parts * l.aPartBytes;
   l.bStageBytes = parts * l.bPartBytes;
   l.ringBytes = stages * (l.aStageBytes + l.bStageBytes);
-  // A transposed subtile, subtileCols(outBytes) rows of kWgmmaM + kStagePad
+  // A transposed subtile, subtileCols(outBytes) rows of kWgmmaM + stagePad
   // columns, takes at most as much.
-  l.subtileBytes = kWgmmaM * (subtileCols(outBytes) + kStagePad) * outBytes;
+  int64_t subCols = subtileCols(outBytes);
+  l.subtileBytes = kWgmmaM * (subCols + stagePad(subCols)) * outBytes;
   l.stagedBytes = persistent      ? l.consumers * l.subtileBytes
                   : transposedOut ? bn * (bm + stagePad(bm)) * outBytes
                                   : bm * (bn + stagePad(bn)) * outBytes;
