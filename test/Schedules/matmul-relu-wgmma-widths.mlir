@@ -13,6 +13,11 @@
 // RUN:   | FileCheck %s --check-prefix=W168
 // RUN: tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=160,stages=4,group_m=8,split_k=1,persistent=0,cluster=1,swap_ab=0" \
 // RUN:   | FileCheck %s --check-prefix=W160
+// A width between the options (100: not a whole 8-column group) is refused,
+// located at the knob, before anything is built.
+// RUN: not tessel-opt %s --tessel-apply-schedule="schedule=%schedules/matmul_relu_wgmma.mlir knobs=tile_m=128,tile_n=100,stages=4,group_m=8,split_k=1,persistent=0,cluster=1,swap_ab=0" \
+// RUN:   -o /dev/null 2>&1 | FileCheck %s --check-prefix=W100
+// W100: matmul_relu_wgmma.mlir:{{[0-9]+}}:{{[0-9]+}}: error: value 100 is not among the options of knob 'tile_n': [64, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192, 200, 208, 216, 224, 232, 240, 248, 256]
 // The 184-wide block computes m64n184k16 per warpgroup and stages rows of
 // 184 + 16 elements; 168 + 16; 160 + 8 as before.
 // W184:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 184, k = 16>
